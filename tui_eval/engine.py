@@ -1,0 +1,279 @@
+"""Runs the inference paths concurrently on the same held-out seeds and streams their records.
+
+Each path runs in its own worker thread and walks the same seed blocks with its own cursor, so
+both paths cover the same seeds in the same order and a slow path never stalls a fast one.
+Every record is appended to the run log first, then folded into the statistics, then published.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from tui_eval.events import (BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished,
+                             StateChanged)
+from tui_eval.paths.base import InferencePath
+from tui_eval.spec import EpisodeRecord, SeedBlock
+from tui_eval.stats import Comparison, PathStats
+from tui_eval.store import RunLog
+
+MAX_RESTARTS = 3
+Subscriber = Callable[[Event], None]
+
+
+class _Feed:
+    """One path's view of the seed schedule (see paths.base.SeedFeed)."""
+
+    def __init__(self, engine: "Engine", name: str):
+        self._engine = engine
+        self._name = name
+
+    def take(self) -> tuple[int, int] | None:
+        return self._engine._next_seed(self._name)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._engine._stopping
+
+
+class RunStats:
+    """Running statistics of every path and of the first two paths' difference."""
+
+    def __init__(self, names: list[str], deterministic: bool, return_bounds, margin):
+        self.paths = {n: PathStats(return_bounds=return_bounds) for n in names}
+        self.comparison = (
+            Comparison(names[0], names[1], margin=margin, deterministic=deterministic)
+            if len(names) >= 2 else None
+        )
+
+    def add(self, rec: EpisodeRecord) -> None:
+        self.paths[rec.path].add(rec)
+        if self.comparison is not None:
+            self.comparison.add(rec)
+
+
+class Engine:
+    def __init__(
+        self,
+        paths: list[InferencePath],
+        log: RunLog,
+        seeds: SeedBlock,
+        episodes: int | None = None,
+        return_bounds: tuple[float, float] | None = None,
+        equivalence_margin: float | None = None,
+    ):
+        self.paths = {p.name: p for p in paths}
+        self.log = log
+        self.episodes = episodes
+        self._return_bounds = return_bounds
+        self._margin = equivalence_margin
+        self.blocks: list[SeedBlock] = [seeds]
+        self._lock = threading.RLock()
+        self._wake = threading.Condition(self._lock)
+        self._block_of = {n: 0 for n in self.paths}
+        self._cursor = {n: seeds.start for n in self.paths}
+        self._started = {n: 0 for n in self.paths}
+        self._in_flight: dict[str, set[tuple[int, int]]] = {n: set() for n in self.paths}
+        self._pending_explore: dict[str, bool] = {}
+        self._paused = False
+        self._stopping = False
+        self._threads: dict[str, threading.Thread] = {}
+        self._workers_finished = 0
+        self._subscribers: list[Subscriber] = []
+        self.errors: list[PathFailed] = []
+        # throughput bookkeeping: active (unpaused) seconds and steps per path
+        self._t_start: float | None = None
+        self._paused_since: float | None = None
+        self._paused_total = 0.0
+        self._done_at: float | None = None
+        self.steps = {n: 0 for n in self.paths}
+        self.stats = self._new_stats()  # all blocks
+        self.block_stats = self._new_stats()  # the current block only
+
+    # ------------------------------------------------------------------ wiring
+    def _new_stats(self) -> RunStats:
+        deterministic = all(not p.explore for p in self.paths.values())
+        return RunStats(list(self.paths), deterministic, self._return_bounds, self._margin)
+
+    def subscribe(self, fn: Subscriber) -> None:
+        """`fn` is called from worker threads; it must be quick and thread-safe (queue or post a message)."""
+        self._subscribers.append(fn)
+
+    def _publish(self, event: Event) -> None:
+        for fn in list(self._subscribers):
+            fn(event)
+
+    # ------------------------------------------------------------------ control
+    @property
+    def state(self) -> str:
+        if self._done_at is not None:
+            return "done"
+        if self._stopping:
+            return "stopping"
+        return "paused" if self._paused else "running"
+
+    def start(self) -> None:
+        self._t_start = time.monotonic()
+        for name in self.paths:
+            thread = threading.Thread(target=self._work, args=(name,), name=f"path-{name}", daemon=True)
+            self._threads[name] = thread
+            thread.start()
+        self._publish(StateChanged("running"))
+
+    def pause(self) -> None:
+        """Start no new episode; episodes in flight finish and are recorded."""
+        with self._lock:
+            if self._paused or self._done_at is not None:
+                return
+            self._paused = True
+            self._paused_since = time.monotonic()
+        self._publish(StateChanged("paused"))
+
+    def resume(self) -> None:
+        with self._lock:
+            if not self._paused:
+                return
+            self._paused = False
+            if self._paused_since is not None:
+                self._paused_total += time.monotonic() - self._paused_since
+                self._paused_since = None
+            self._wake.notify_all()
+        self._publish(StateChanged("running"))
+
+    def toggle_pause(self) -> None:
+        self.resume() if self._paused else self.pause()
+
+    def resample(self, block: SeedBlock | None = None, reason: str = "resampled") -> SeedBlock:
+        """Move every path to a fresh held-out seed block (by default the next unused seeds)."""
+        with self._lock:
+            if block is None:
+                last = self.blocks[-1]
+                start = max(max(self._cursor.values()), last.start + 1)
+                size = None if last.stop is None else len(last)
+                block = SeedBlock(start, None if size is None else start + size)
+            self.blocks.append(block)
+            index = len(self.blocks) - 1
+            for name in self.paths:
+                self._block_of[name] = index
+                self._cursor[name] = block.start
+            self.block_stats = self._new_stats()
+            self._wake.notify_all()
+        self._publish(BlockStarted(index, block, reason))
+        return block
+
+    def set_explore(self, path: str, explore: bool) -> SeedBlock:
+        """Change a path's explore setting; the path applies it between episodes, on a new block."""
+        with self._lock:
+            self._pending_explore[path] = explore
+        return self.resample(reason=f"explore {'on' if explore else 'off'} for {path}")
+
+    def stop(self) -> None:
+        """Stop as soon as possible: episodes in flight are abandoned, what finished is kept."""
+        with self._lock:
+            self._stopping = True
+            self._wake.notify_all()
+        self._publish(StateChanged("stopping"))
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until every path worker ended; True when they all did."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for thread in self._threads.values():
+            thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return all(not t.is_alive() for t in self._threads.values())
+
+    def close(self) -> None:
+        for path in self.paths.values():
+            try:
+                path.close()
+            except Exception:
+                pass
+
+    # ------------------------------------------------------------------ numbers
+    def active_seconds(self) -> float:
+        """Seconds the run has been running, not counting pauses."""
+        if self._t_start is None:
+            return 0.0
+        end = self._done_at or time.monotonic()
+        paused = self._paused_total
+        if self._paused_since is not None:
+            paused += end - self._paused_since
+        return max(1e-9, end - self._t_start - paused)
+
+    def throughput(self, name: str) -> tuple[float, float]:
+        """(episodes/s, env steps/s) of a path over the active time so far."""
+        seconds = self.active_seconds()
+        return self.stats.paths[name].count / seconds, self.steps[name] / seconds
+
+    def episodes_done(self) -> dict[str, int]:
+        return {n: s.count for n, s in self.stats.paths.items()}
+
+    # ------------------------------------------------------------------ workers
+    def _exhausted(self, name: str) -> bool:
+        if self.episodes is not None and self._started[name] >= self.episodes:
+            return True
+        block = self.blocks[self._block_of[name]]
+        return block.stop is not None and self._cursor[name] >= block.stop
+
+    def _next_seed(self, name: str) -> tuple[int, int] | None:
+        with self._lock:
+            if self._stopping or self._paused or name in self._pending_explore or self._exhausted(name):
+                return None
+            seed, block = self._cursor[name], self._block_of[name]
+            self._cursor[name] += 1
+            self._started[name] += 1
+            self._in_flight[name].add((seed, block))
+            return seed, block
+
+    def _emit(self, rec: EpisodeRecord) -> None:
+        self.log.append(rec)  # the log is the truth: written before anything shows it
+        with self._lock:
+            self._in_flight[rec.path].discard((rec.seed, rec.block))
+            self.steps[rec.path] += rec.length
+            self.stats.add(rec)
+            if rec.block == len(self.blocks) - 1:
+                self.block_stats.add(rec)
+        self._publish(EpisodeFinished(rec))
+
+    def _work(self, name: str) -> None:
+        path = self.paths[name]
+        feed = _Feed(self, name)
+        restarts = 0
+        while True:
+            with self._lock:
+                while self._paused and not self._stopping:
+                    self._wake.wait()
+                if self._stopping:
+                    break
+                if name in self._pending_explore:
+                    path.set_explore(self._pending_explore.pop(name))
+                if self._exhausted(name):
+                    break
+            try:
+                path.run(feed, self._emit)
+            except Exception as exc:  # a dead worker is restarted, its episodes in flight become invalid
+                restarts += 1
+                message = f"{type(exc).__name__}: {exc}"
+                self._abandon_in_flight(name, path, f"worker failed: {message}")
+                failure = PathFailed(name, message, restarts, gave_up=restarts > MAX_RESTARTS)
+                self.errors.append(failure)
+                self._publish(failure)
+                if failure.gave_up:
+                    break
+        self._publish(PathFinished(name))
+        with self._lock:
+            self._workers_finished += 1
+            done = self._workers_finished == len(self.paths)
+            if done:
+                self._done_at = time.monotonic()
+        if done:
+            self._publish(StateChanged("done"))
+
+    def _abandon_in_flight(self, name: str, path: InferencePath, reason: str) -> None:
+        with self._lock:
+            lost = sorted(self._in_flight[name])
+        for seed, block in lost:
+            if self._stopping:
+                return
+            self._emit(EpisodeRecord(path=name, seed=seed, ret=0.0, length=0, success=False, invalid=True,
+                                     reason=reason, block=block, explore=path.explore))

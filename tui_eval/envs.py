@@ -1,0 +1,156 @@
+"""Env plumbing shared by every path: seeding each reset from the run's seeds, and telling valid
+episodes from invalid ones (a world that blew up, froze or raised) in the same way for all paths."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable
+
+import gymnasium as gym
+import numpy as np
+
+# Keys GuardedEnv writes into `info`; readers (paths, RLlib callbacks) use these names.
+SEED_KEY = "tui_eval_seed"
+BLOCK_KEY = "tui_eval_block"
+INVALID_KEY = "tui_eval_invalid"
+SUCCESS_KEY = "tui_eval_success"
+IDLE_KEY = "tui_eval_idle"
+
+SUCCESS_CONVENTIONS = ("is_success", "success")
+
+SeedSource = Callable[[], "tuple[int, int] | None"]
+
+
+def all_finite(value: Any) -> bool:
+    """True when every number in a (possibly nested) observation, reward or action is finite."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind not in "fc" or bool(np.isfinite(value).all())
+    if isinstance(value, (float, np.floating)):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(all_finite(v) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return all(all_finite(v) for v in value)
+    if hasattr(value, "numpy") and hasattr(value, "dtype"):  # torch tensor
+        return all_finite(value.detach().cpu().numpy())
+    return True
+
+
+def read_success(info: dict[str, Any], success_key: str | None) -> bool | None:
+    """The success flag at an episode's end: `success_key` if given, else the common conventions."""
+    keys = (success_key,) if success_key else SUCCESS_CONVENTIONS
+    for key in keys:
+        if key in info and info[key] is not None:
+            value = info[key]
+            if isinstance(value, np.ndarray):
+                value = value.item()
+            return bool(value)
+    return None
+
+
+class GuardedEnv(gym.Wrapper):
+    """Seeds every reset from the run's seed source and turns a broken world into an invalid episode.
+
+    Invalid (non-finite observation/reward/action, an exception from the env, a step slower than
+    `step_timeout`): the episode terminates at once with reward 0 and `info[INVALID_KEY]` naming the
+    reason, and the last finite observation is returned so that the policy never sees NaN.
+
+    With a seed source that has nothing to hand out, the env goes idle: it returns its last
+    observation with reward 0, never ends, and marks `info[IDLE_KEY]`; vector loops skip idle envs.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        seed_source: SeedSource | None = None,
+        success_key: str | None = None,
+        step_timeout: float | None = None,
+    ):
+        super().__init__(env)
+        self.seed_source = seed_source
+        self.success_key = success_key
+        self.step_timeout = step_timeout
+        self.seed: int | None = None
+        self.block = 0
+        self.idle = False
+        self._steps = 0
+        self._last_obs: Any = None
+        self._pending_invalid: str | None = None
+
+    def _tag(self, info: dict[str, Any]) -> dict[str, Any]:
+        info[SEED_KEY] = self.seed
+        info[BLOCK_KEY] = self.block
+        return info
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if self.seed_source is not None:
+            assigned = self.seed_source()
+            if assigned is None:
+                self.idle = True
+                if self._last_obs is None:
+                    self._last_obs = self.observation_space.sample()
+                return self._last_obs, {IDLE_KEY: True}
+            seed, self.block = assigned
+        self.idle = False
+        self.seed = seed
+        self._steps = 0
+        self._pending_invalid = None
+        try:
+            obs, info = self.env.reset(seed=seed, options=options)
+        except Exception as exc:  # a broken world must not stop the run
+            self._pending_invalid = f"env raised on reset: {type(exc).__name__}: {exc}"
+            obs, info = self.observation_space.sample(), {}
+        else:
+            if not all_finite(obs):
+                self._pending_invalid = "non-finite observation at reset"
+                obs = self.observation_space.sample()
+        self._last_obs = obs
+        return obs, self._tag(dict(info))
+
+    def _invalid(self, reason: str):
+        info = self._tag({INVALID_KEY: reason, SUCCESS_KEY: False})
+        return self._last_obs, 0.0, True, False, info
+
+    def step(self, action):
+        if self.idle:
+            return self._last_obs, 0.0, False, False, {IDLE_KEY: True}
+        if self._pending_invalid is not None:
+            return self._invalid(self._pending_invalid)
+        self._steps += 1
+        if not all_finite(action):
+            return self._invalid(f"non-finite action at step {self._steps}")
+        started = time.perf_counter()
+        try:
+            obs, reward, terminated, truncated, info = self.env.step(action)
+        except Exception as exc:
+            return self._invalid(f"env raised at step {self._steps}: {type(exc).__name__}: {exc}")
+        took = time.perf_counter() - started
+        if self.step_timeout is not None and took > self.step_timeout:
+            return self._invalid(f"step {self._steps} took {took:.1f}s > --step-timeout {self.step_timeout:g}s")
+        if not all_finite(obs):
+            return self._invalid(f"non-finite observation at step {self._steps}")
+        if not all_finite(reward):
+            return self._invalid(f"non-finite reward at step {self._steps}")
+        self._last_obs = obs
+        info = self._tag(dict(info))
+        if terminated or truncated:
+            info[SUCCESS_KEY] = read_success(info, self.success_key)
+        return obs, float(reward), bool(terminated), bool(truncated), info
+
+
+def check_env_id(env_id: str) -> None:
+    """Raise BadInput unless `env_id` is a registered Gymnasium env."""
+    from tui_eval.spec import BadInput
+
+    import_registrations()
+    if env_id not in gym.registry:
+        raise BadInput(
+            f"env {env_id!r} is not registered with Gymnasium; pass a registered id with --env "
+            "(or import the package that registers it via --env module:EnvId)"
+        )
+
+
+def import_registrations() -> None:
+    """Register the envs tui-eval ships (demo tasks) and the Box2D family if its package is present."""
+    import tui_eval.demo_envs  # noqa: F401  (registers on import)

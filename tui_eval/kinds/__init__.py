@@ -1,0 +1,32 @@
+"""Checkpoint kinds. A new kind is one module here and one line in KINDS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_eval.kinds.base import CheckpointKind
+from tui_eval.spec import BadInput, RunSpec
+
+
+def _kinds() -> list[type[CheckpointKind]]:
+    from tui_eval.kinds.rllib import RllibKind
+    from tui_eval.kinds.rsl_rl import RslRlKind
+
+    return [RllibKind, RslRlKind]
+
+
+def load_kind(spec: RunSpec) -> CheckpointKind:
+    """Recognise the checkpoint at `spec.checkpoint` and read it offline."""
+    path = Path(spec.checkpoint).expanduser()
+    if not path.exists():
+        raise BadInput(f"checkpoint {spec.checkpoint!r} does not exist; pass an RLlib checkpoint directory "
+                       "or an rsl_rl model_*.pt file")
+    path = path.resolve()
+    for kind in _kinds():
+        if kind.recognise(path):
+            return kind(path, spec)
+    if path.is_dir() and not any(path.iterdir()):
+        raise BadInput(f"{path} is an empty directory; pass an RLlib checkpoint directory (it holds "
+                       "rllib_checkpoint.json) or an rsl_rl model_*.pt file")
+    raise BadInput(f"{path} is not a checkpoint tui-eval knows (no rllib_checkpoint.json or checkpoint_* "
+                   "inside, not an rsl_rl .pt file); pass an RLlib checkpoint directory or an rsl_rl model_*.pt")

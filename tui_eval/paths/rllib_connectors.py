@@ -1,0 +1,125 @@
+"""Path `connectors`: the RLModule and both connector pipelines restored from the checkpoint, stepping
+a vector env the way RLlib's SingleAgentEnvRunner does (no ray.init, no Algorithm)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tui_eval.envs import IDLE_KEY, INVALID_KEY, SEED_KEY, BLOCK_KEY, SUCCESS_KEY
+from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, module_dir
+from tui_eval.paths.base import Emit, InferencePath, SeedFeed
+from tui_eval.paths.vector_env import FeedRelay, make_guarded_vector_env
+from tui_eval.spec import EpisodeRecord
+
+
+class RllibConnectorsPath(InferencePath):
+    name = "connectors"
+
+    def __init__(self, *, checkpoint: Path, module_id: str, env_id: str, env_config: dict[str, Any],
+                 num_envs: int, device: str, explore: bool, success_key: str | None, step_timeout: float | None):
+        import torch
+        from ray.rllib.connectors.env_to_module import EnvToModulePipeline
+        from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        self.explore = explore
+        self.device = torch.device(device)
+        self.module = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))
+        self.module.to(self.device)
+        self.module.eval()
+        self.env_to_module = EnvToModulePipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["env_to_module"]))
+        self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["module_to_env"]))
+        _place_tensors_on(self.env_to_module, self.device)
+        self.relay = FeedRelay()
+        self.env = make_guarded_vector_env(env_id, env_config, num_envs, self.relay, success_key, step_timeout)
+        self.num_envs = num_envs
+        self.description = (f"RLModule + EnvToModule/ModuleToEnv pipelines from the checkpoint, {num_envs} envs, "
+                            f"one batched forward per step, {self.device}")
+        self._t = 0
+
+    def _new_episode(self):
+        from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+
+        return SingleAgentEpisode(observation_space=self.env.single_observation_space,
+                                  action_space=self.env.single_action_space)
+
+    def _to_module(self, episodes, shared_data, **batch):
+        return self.env_to_module(rl_module=self.module, episodes=episodes, batch={}, explore=self.explore,
+                                  shared_data=shared_data, **batch)
+
+    def run(self, feed: SeedFeed, emit: Emit) -> None:
+        import torch
+        from ray.rllib.core.columns import Columns
+        from ray.rllib.utils.spaces.space_utils import unbatch
+
+        self.relay.feed = feed
+        n = self.num_envs
+        episodes = [self._new_episode() for _ in range(n)]
+        shared_data: dict[str, Any] = {}
+        started = [0.0] * n
+        idle = [False] * n
+
+        obs, infos = self.env.reset()
+        for i, ob in enumerate(unbatch(obs)):
+            episodes[i].add_env_reset(observation=ob, infos=infos[i])
+            idle[i] = IDLE_KEY in infos[i]
+            started[i] = time.perf_counter()
+        to_module = self._to_module(episodes, shared_data, obs=obs, infos=infos)
+
+        while not all(idle) and not feed.cancelled:
+            with torch.no_grad():
+                if self.explore:
+                    to_env = self.module.forward_exploration(to_module, t=self._t)
+                else:
+                    to_env = self.module.forward_inference(to_module)
+            to_env = self.module_to_env(rl_module=self.module, batch=to_env, episodes=episodes,
+                                        explore=self.explore, shared_data=shared_data)
+            actions = to_env.pop(Columns.ACTIONS)
+            actions_for_env = to_env.pop(Columns.ACTIONS_FOR_ENV, actions)
+            obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
+            self._t += n
+            obs_list, action_list = unbatch(obs), unbatch(actions)
+            for i in range(n):
+                if IDLE_KEY in infos[i]:
+                    # Nothing to run here: keep a fresh one-step episode so the connectors still get a row.
+                    idle[i] = True
+                    episodes[i] = self._new_episode()
+                    episodes[i].add_env_reset(observation=obs_list[i], infos=infos[i])
+                elif not episodes[i].is_reset:  # the step after a done is the sub-env's reset (NEXT_STEP)
+                    idle[i] = False
+                    episodes[i].add_env_reset(observation=obs_list[i], infos=infos[i])
+                    started[i] = time.perf_counter()
+                else:
+                    episodes[i].add_env_step(
+                        observation=obs_list[i], action=action_list[i], reward=rewards[i], infos=infos[i],
+                        terminated=terminateds[i], truncated=truncateds[i],
+                        extra_model_outputs={k: v[i] for k, v in to_env.items()},
+                    )
+            to_module = self._to_module(episodes, shared_data, obs=obs, actions=actions, rewards=rewards,
+                                        infos=infos, terminateds=terminateds, truncateds=truncateds)
+            for i in range(n):
+                if episodes[i].is_done:
+                    emit(self._record(episodes[i], infos[i], time.perf_counter() - started[i]))
+                    episodes[i] = self._new_episode()
+        self.relay.feed = None
+
+    def _record(self, episode, last_info: dict[str, Any], wall_s: float) -> EpisodeRecord:
+        reason = last_info.get(INVALID_KEY)
+        return EpisodeRecord(path=self.name, seed=int(last_info[SEED_KEY]), block=int(last_info[BLOCK_KEY]),
+                             ret=float(episode.get_return()), length=len(episode),
+                             success=last_info.get(SUCCESS_KEY), invalid=reason is not None, reason=reason,
+                             wall_s=wall_s, explore=self.explore)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def _place_tensors_on(pipeline, device) -> None:
+    """NumpyToTensor remembers the device of training time; point it at ours (--device)."""
+    for connector in getattr(pipeline, "connectors", []):
+        if type(connector).__name__ == "NumpyToTensor":
+            connector._device = device

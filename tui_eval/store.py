@@ -1,0 +1,100 @@
+"""The run's SQLite log: every finished episode is appended here before any view sees it.
+
+WAL mode with a commit per record: a run killed with SIGKILL keeps every episode that finished.
+Readers (the headless table, `attach`, exports) open the same file while the run is live.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from tui_eval.spec import EpisodeRecord
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS run (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS episodes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    path TEXT NOT NULL, seed INTEGER NOT NULL, block INTEGER NOT NULL,
+    ret REAL, length INTEGER NOT NULL, success INTEGER, invalid INTEGER NOT NULL,
+    reason TEXT, wall_s REAL NOT NULL, explore INTEGER, finished_at REAL NOT NULL
+);
+"""
+
+_COLUMNS = "path, seed, block, ret, length, success, invalid, reason, wall_s, explore"
+
+
+def _to_row(rec: EpisodeRecord) -> tuple:
+    return (rec.path, rec.seed, rec.block, rec.ret, rec.length,
+            None if rec.success is None else int(rec.success), int(rec.invalid), rec.reason,
+            rec.wall_s, None if rec.explore is None else int(rec.explore))
+
+
+def _from_row(row: tuple) -> EpisodeRecord:
+    path, seed, block, ret, length, success, invalid, reason, wall_s, explore = row
+    return EpisodeRecord(path=path, seed=seed, ret=float("nan") if ret is None else ret, length=length,
+                         success=None if success is None else bool(success), invalid=bool(invalid),
+                         reason=reason, wall_s=wall_s, block=block,
+                         explore=None if explore is None else bool(explore))
+
+
+class RunLog:
+    """Append-only episode log of one run (thread-safe for writers)."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False):
+        self.path = Path(path)
+        if readonly:
+            if not self.path.is_file():
+                raise FileNotFoundError(self.path)
+            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode: a commit survives a killed process (not a power cut), and is cheap.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+        self._lock = threading.Lock()
+
+    # -- writing
+    def set_meta(self, **values: Any) -> None:
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO run (key, value) VALUES (?, ?)",
+                [(k, json.dumps(v)) for k, v in values.items()],
+            )
+
+    def append(self, rec: EpisodeRecord) -> None:
+        with self._lock:
+            self._db.execute(
+                f"INSERT INTO episodes ({_COLUMNS}, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (*_to_row(rec), time.time()),
+            )
+
+    # -- reading
+    def meta(self) -> dict[str, Any]:
+        with self._lock:
+            rows = self._db.execute("SELECT key, value FROM run").fetchall()
+        return {k: json.loads(v) for k, v in rows}
+
+    def records(self, *, after_id: int = 0) -> list[EpisodeRecord]:
+        return [rec for _, rec in self.records_with_ids(after_id=after_id)]
+
+    def records_with_ids(self, *, after_id: int = 0) -> Iterator[tuple[int, EpisodeRecord]]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT id, {_COLUMNS} FROM episodes WHERE id > ? ORDER BY id", (after_id,)
+            ).fetchall()
+        return iter([(row[0], _from_row(row[1:])) for row in rows])
+
+    def count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
