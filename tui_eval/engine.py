@@ -80,6 +80,7 @@ class Engine:
         self._stopping = False
         self._threads: dict[str, threading.Thread] = {}
         self._workers_finished = 0
+        self._path_done_at: dict[str, float] = {}
         self._subscribers: list[Subscriber] = []
         self.errors: list[PathFailed] = []
         # throughput bookkeeping: active (unpaused) seconds and steps per path
@@ -93,8 +94,12 @@ class Engine:
 
     # ------------------------------------------------------------------ wiring
     def _new_stats(self) -> RunStats:
-        deterministic = all(not p.explore for p in self.paths.values())
+        deterministic = all(not self.explore_of(n) for n in self.paths)
         return RunStats(list(self.paths), deterministic, self._return_bounds, self._margin)
+
+    def explore_of(self, name: str) -> bool:
+        """The path's explore setting, counting a change asked for with set_explore but not yet applied."""
+        return self._pending_explore.get(name, self.paths[name].explore)
 
     def subscribe(self, fn: Subscriber) -> None:
         """`fn` is called from worker threads; it must be quick and thread-safe (queue or post a message)."""
@@ -166,6 +171,9 @@ class Engine:
         """Change a path's explore setting; the path applies it between episodes, on a new block."""
         with self._lock:
             self._pending_explore[path] = explore
+            if explore and self.stats.comparison is not None:
+                # the all-blocks comparison now mixes sampled episodes in: no exact verdict from it
+                self.stats.comparison.deterministic = False
         return self.resample(reason=f"explore {'on' if explore else 'off'} for {path}")
 
     def stop(self) -> None:
@@ -190,23 +198,23 @@ class Engine:
                 pass
 
     # ------------------------------------------------------------------ numbers
-    def active_seconds(self) -> float:
-        """Seconds the run has been running, not counting pauses."""
+    def active_seconds(self, until: float | None = None) -> float:
+        """Seconds the run has been running (until `until`, default now or its end), not counting pauses."""
         if self._t_start is None:
             return 0.0
-        end = self._done_at or time.monotonic()
+        end = until or self._done_at or time.monotonic()
         paused = self._paused_total
         if self._paused_since is not None:
-            paused += end - self._paused_since
+            paused += max(0.0, end - self._paused_since)
         return max(1e-9, end - self._t_start - paused)
 
     def throughput(self, name: str) -> tuple[float, float]:
-        """(episodes/s, env steps/s) of a path over the active time so far."""
-        seconds = self.active_seconds()
-        return self.stats.paths[name].count / seconds, self.steps[name] / seconds
+        """(episodes/s, env steps/s) of a path over its active time (up to when it finished)."""
+        seconds = self.active_seconds(self._path_done_at.get(name))
+        return self.stats.paths[name].episodes / seconds, self.steps[name] / seconds
 
     def episodes_done(self) -> dict[str, int]:
-        return {n: s.count for n, s in self.stats.paths.items()}
+        return {n: s.episodes for n, s in self.stats.paths.items()}
 
     # ------------------------------------------------------------------ workers
     def _exhausted(self, name: str) -> bool:
@@ -260,6 +268,7 @@ class Engine:
                 self._publish(failure)
                 if failure.gave_up:
                     break
+        self._path_done_at[name] = time.monotonic()
         self._publish(PathFinished(name))
         with self._lock:
             self._workers_finished += 1

@@ -3,6 +3,7 @@ episodes from invalid ones (a world that blew up, froze or raised) in the same w
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
 from typing import Any, Callable
@@ -24,6 +25,10 @@ SeedSource = Callable[[], "tuple[int, int] | None"]
 
 def all_finite(value: Any) -> bool:
     """True when every number in a (possibly nested) observation, reward or action is finite."""
+    if type(value) is np.ndarray:
+        return value.dtype.kind not in "fc" or bool(np.isfinite(value).all())
+    if type(value) in (int, bool, np.int64):
+        return True
     if isinstance(value, np.ndarray):
         return value.dtype.kind not in "fc" or bool(np.isfinite(value).all())
     if isinstance(value, (float, np.floating)):
@@ -130,7 +135,7 @@ class GuardedEnv(gym.Wrapper):
             return self._invalid(f"step {self._steps} took {took:.1f}s > --step-timeout {self.step_timeout:g}s")
         if not all_finite(obs):
             return self._invalid(f"non-finite observation at step {self._steps}")
-        if not all_finite(reward):
+        if not (math.isfinite(reward) if type(reward) is float else all_finite(reward)):
             return self._invalid(f"non-finite reward at step {self._steps}")
         self._last_obs = obs
         info = self._tag(dict(info))
@@ -144,7 +149,14 @@ def check_env_id(env_id: str) -> None:
     from tui_eval.spec import BadInput
 
     import_registrations()
-    if env_id not in gym.registry:
+    module, _, name = env_id.rpartition(":")
+    if module:  # Gymnasium's "package.module:EnvId" form: importing the module registers the env
+        try:
+            importlib.import_module(module)
+        except Exception as exc:
+            raise BadInput(f"cannot import {module!r} for env {env_id!r} ({type(exc).__name__}: {exc}); "
+                           "check the module name in --env module:EnvId") from None
+    if name not in gym.registry:
         raise BadInput(
             f"env {env_id!r} is not registered with Gymnasium; pass a registered id with --env "
             "(or import the package that registers it via --env module:EnvId)"

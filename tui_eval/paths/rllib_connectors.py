@@ -54,7 +54,6 @@ class RllibConnectorsPath(InferencePath):
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         import torch
         from ray.rllib.core.columns import Columns
-        from ray.rllib.utils.spaces.space_utils import unbatch
 
         self.relay.feed = feed
         n = self.num_envs
@@ -64,31 +63,35 @@ class RllibConnectorsPath(InferencePath):
         idle = [False] * n
 
         obs, infos = self.env.reset()
-        for i, ob in enumerate(unbatch(obs)):
+        for i, ob in enumerate(_unbatch(obs)):
             episodes[i].add_env_reset(observation=ob, infos=infos[i])
             idle[i] = IDLE_KEY in infos[i]
             started[i] = time.perf_counter()
         to_module = self._to_module(episodes, shared_data, obs=obs, infos=infos)
 
         while not all(idle) and not feed.cancelled:
+            # forward_inference/forward_exploration toggle eval() on every call (a walk over all
+            # submodules); the module is kept in eval mode, so their inner methods do the same work.
             with torch.no_grad():
                 if self.explore:
-                    to_env = self.module.forward_exploration(to_module, t=self._t)
+                    to_env = self.module._forward_exploration(to_module, t=self._t)
                 else:
-                    to_env = self.module.forward_inference(to_module)
+                    to_env = self.module._forward_inference(to_module)
             to_env = self.module_to_env(rl_module=self.module, batch=to_env, episodes=episodes,
                                         explore=self.explore, shared_data=shared_data)
             actions = to_env.pop(Columns.ACTIONS)
             actions_for_env = to_env.pop(Columns.ACTIONS_FOR_ENV, actions)
             obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
             self._t += n
-            obs_list, action_list = unbatch(obs), unbatch(actions)
+            obs_list, action_list = _unbatch(obs), _unbatch(actions)
             for i in range(n):
                 if IDLE_KEY in infos[i]:
-                    # Nothing to run here: keep a fresh one-step episode so the connectors still get a row.
-                    idle[i] = True
-                    episodes[i] = self._new_episode()
-                    episodes[i].add_env_reset(observation=obs_list[i], infos=infos[i])
+                    # Nothing to run here: a one-observation episode, kept as is, still gives the
+                    # connectors their row; its actions are ignored.
+                    if not idle[i] or not episodes[i].is_reset:
+                        idle[i] = True
+                        episodes[i] = self._new_episode()
+                        episodes[i].add_env_reset(observation=obs_list[i], infos=infos[i])
                 elif not episodes[i].is_reset:  # the step after a done is the sub-env's reset (NEXT_STEP)
                     idle[i] = False
                     episodes[i].add_env_reset(observation=obs_list[i], infos=infos[i])
@@ -102,7 +105,7 @@ class RllibConnectorsPath(InferencePath):
             to_module = self._to_module(episodes, shared_data, obs=obs, actions=actions, rewards=rewards,
                                         infos=infos, terminateds=terminateds, truncateds=truncateds)
             for i in range(n):
-                if episodes[i].is_done:
+                if not idle[i] and episodes[i].is_done:
                     emit(self._record(episodes[i], infos[i], time.perf_counter() - started[i]))
                     episodes[i] = self._new_episode()
         self.relay.feed = None
@@ -116,6 +119,15 @@ class RllibConnectorsPath(InferencePath):
 
     def close(self) -> None:
         self.env.close()
+
+
+def _unbatch(batch):
+    """RLlib's unbatch (a tree walk), short-cut for the common case of one array (same items, in order)."""
+    if isinstance(batch, np.ndarray):
+        return list(batch)
+    from ray.rllib.utils.spaces.space_utils import unbatch
+
+    return unbatch(batch)
 
 
 def _place_tensors_on(pipeline, device) -> None:

@@ -1,0 +1,35 @@
+"""Helpers shared by the benchmarks: a list-backed seed feed and interleaved timing."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable
+
+
+class ListFeed:
+    """Hands out a fixed list of seeds (block 0), then nothing."""
+
+    cancelled = False
+
+    def __init__(self, seeds):
+        self._seeds = list(seeds)
+
+    def take(self):
+        return (self._seeds.pop(0), 0) if self._seeds else None
+
+
+def steps_per_second(run: Callable[[], int]) -> float:
+    """Env steps/s of one call of `run` (which returns the env steps it took)."""
+    started = time.perf_counter()
+    steps = run()
+    return steps / (time.perf_counter() - started)
+
+
+def interleaved(contenders: dict[str, Callable[[], int]], rounds: int = 3) -> dict[str, float]:
+    """Median steps/s per contender over `rounds`, measured in turns so that machine noise hits all alike."""
+    seen: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, run in contenders.items():
+            seen[name].append(steps_per_second(run))
+    return {name: statistics.median(values) for name, values in seen.items()}

@@ -1,0 +1,45 @@
+"""Shared fixtures: the bundled demo checkpoints, a fresh run directory, and helpers to run the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSETS = ROOT / "assets"
+CARTPOLE = ASSETS / "ppo_cartpole"
+PENDULUM = ASSETS / "ppo_pendulum"
+
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+@pytest.fixture
+def run_dir(tmp_path, monkeypatch):
+    """Run each CLI invocation from an empty directory (logs land under it)."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 240, env: dict | None = None):
+    """Run `python -m tui_eval.cli ARGS` in a subprocess and return the CompletedProcess."""
+    full_env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}", **(env or {}))
+    return subprocess.run([sys.executable, "-m", "tui_eval.cli", *map(str, args)], cwd=cwd or ROOT,
+                          capture_output=True, text=True, timeout=timeout, env=full_env)
+
+
+def wait_until(condition, timeout: float = 60.0, interval: float = 0.05):
+    """Poll `condition()` until it is truthy; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout}s")

@@ -1,0 +1,51 @@
+"""Envs that break on purpose, registered with Gymnasium on import (`--env fault_envs:NanCartPole-v0`).
+
+They are real CartPole envs whose world blows up on chosen seeds: the only way to cause these faults.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.envs.classic_control.cartpole import CartPoleEnv
+
+BREAK_AT_STEP = 5
+
+
+def breaks(seed: int | None) -> bool:
+    """Every third seed breaks."""
+    return seed is not None and seed % 3 == 0
+
+
+class NanCartPole(CartPoleEnv):
+    """On a breaking seed, the observation turns NaN at step BREAK_AT_STEP."""
+
+    def reset(self, *, seed=None, options=None):
+        self._breaks, self._t = breaks(seed), 0
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = super().step(action)
+        self._t += 1
+        if self._breaks and self._t == BREAK_AT_STEP:
+            obs = np.full_like(obs, np.nan)
+        return obs, reward, terminated, truncated, info
+
+
+class RaisingCartPole(CartPoleEnv):
+    """On a breaking seed, step BREAK_AT_STEP raises (a simulator crash)."""
+
+    def reset(self, *, seed=None, options=None):
+        self._breaks, self._t = breaks(seed), 0
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        self._t += 1
+        if self._breaks and self._t == BREAK_AT_STEP:
+            raise RuntimeError("simulated physics blow-up")
+        return super().step(action)
+
+
+for _name, _cls in (("NanCartPole-v0", NanCartPole), ("RaisingCartPole-v0", RaisingCartPole)):
+    if _name not in gym.registry:
+        gym.register(_name, entry_point=_cls, max_episode_steps=500)

@@ -1,0 +1,54 @@
+"""Both RLlib paths on real checkpoints, real Algorithm.evaluate(), real connector pipelines and envs."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import CARTPOLE, PENDULUM
+from engine_helpers import by_seed, plan_for, run_to_end
+
+import fault_envs
+
+
+@pytest.mark.parametrize("checkpoint", [CARTPOLE, PENDULUM], ids=["discrete-cartpole", "continuous-pendulum"])
+def test_explore_off_gives_equal_returns_per_seed(checkpoint, tmp_path):
+    engine, records = run_to_end(checkpoint, "--episodes", "10", "--num-envs", "4", "--seeds", "500:510",
+                                 "--explore", "evaluate=off", "--explore", "connectors=off", log=tmp_path / "run.sqlite")
+    evaluate, connectors = by_seed(records, "evaluate"), by_seed(records, "connectors")
+    assert sorted(evaluate) == list(range(500, 510))
+    assert sorted(connectors) == list(range(500, 510))
+    assert evaluate == connectors
+    assert not any(r.invalid for r in records)
+    assert all(r.explore is False for r in records)
+    comparison = engine.stats.comparison.summary()
+    assert comparison["exact"] is True and comparison["verdict"] != "differ"
+
+
+def test_library_defaults_are_shown_and_differ(tmp_path):
+    plan = plan_for(CARTPOLE, "--episodes", "4", log=tmp_path / "run.sqlite")
+    assert plan.explore == {"evaluate": True, "connectors": False}
+    assert plan.explore_source == {"evaluate": "library default", "connectors": "library default"}
+    assert plan.seeds.start >= 1_000_000_000 and "held out" in plan.seeds_note
+    assert plan.facts["algorithm"] == "PPO" and plan.facts["env"] == "CartPole-v1"
+
+
+@pytest.mark.parametrize("env, reason", [
+    ("fault_envs:NanCartPole-v0", f"non-finite observation at step {fault_envs.BREAK_AT_STEP}"),
+    ("fault_envs:RaisingCartPole-v0", "RuntimeError: simulated physics blow-up"),
+])
+def test_broken_worlds_become_invalid_records_and_the_run_goes_on(env, reason, tmp_path):
+    engine, records = run_to_end(CARTPOLE, "--env", env, "--episodes", "9", "--num-envs", "3",
+                                 "--seeds", "300:309", "--explore", "evaluate=off", log=tmp_path / "run.sqlite")
+    for path in ("evaluate", "connectors"):
+        mine = [r for r in records if r.path == path]
+        assert sorted(r.seed for r in mine) == list(range(300, 309)), path
+        for rec in mine:
+            if fault_envs.breaks(rec.seed):
+                assert rec.invalid and reason in rec.reason, (path, rec)
+                assert rec.success is not True
+                assert rec.length == fault_envs.BREAK_AT_STEP
+            else:
+                assert not rec.invalid and rec.reason is None, (path, rec)
+    assert engine.stats.paths["evaluate"].invalid == 3
+    assert engine.stats.paths["connectors"].invalid == 3
+    # the same worlds break on both paths, with the same partial returns
+    assert by_seed(records, "evaluate") == by_seed(records, "connectors")

@@ -1,0 +1,193 @@
+"""`tui-eval`: parse the command line, turn bad input into one line and exit code 2, dispatch."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from tui_eval.spec import BadInput, RunSpec, SeedBlock
+
+EXIT_BAD_INPUT = 2
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+DEMO_CHECKPOINT = ASSETS / "ppo_cartpole"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse prints usage + exits 2; we want one line
+        raise BadInput(f"{message}; see tui-eval --help")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--headless", action="store_true", help="no UI: progress on stderr, summary table on stdout")
+    p.add_argument("--paths", help="inference paths to run, e.g. evaluate,connectors (default: the kind's two)")
+    p.add_argument("--episodes", type=int, help="episodes per path, then stop (headless default 100)")
+    p.add_argument("--seeds", help="held-out seed block START:STOP, the same seeds for every path")
+    p.add_argument("--explore", action="append", default=[], metavar="PATH=on|off",
+                   help="per path; default: what the path's library does (repeatable)")
+    p.add_argument("--num-envs", type=int, default=8, help="envs stepped together per path (default 8)")
+    p.add_argument("--device", default="cpu", help="cpu or cuda[:i] (where the policy runs)")
+    p.add_argument("--env", dest="env_id", help="override the checkpoint's env id")
+    p.add_argument("--env-config", help="override the env's kwargs, as JSON")
+    p.add_argument("--module", help="RLlib module id (multi-module checkpoints)")
+    p.add_argument("--success-key", help="info key holding the success flag at an episode's end")
+    p.add_argument("--step-timeout", type=float, default=30.0,
+                   help="a step slower than this (seconds) makes the episode invalid (default 30)")
+    p.add_argument("--return-bounds", metavar="LO:HI", help="known bounds of an episode's return")
+    p.add_argument("--equivalence-margin", type=float, help="δ for the 'equivalent' verdict (return units)")
+    p.add_argument("--log", help="the run's SQLite log (default: a new file under ./tui-eval-runs/)")
+    p.add_argument("--json", help="write the summary here when the run ends")
+    p.add_argument("--fail-on-differ", action="store_true", help="headless: exit 3 when the verdict is 'differ'")
+    p.add_argument("--agent-cfg", help="rsl_rl: the runner config (yaml/json)")
+    p.add_argument("--activation", help="rsl_rl: activation when the config is inferred from the weights")
+    p.add_argument("--vecenv", help="rsl_rl: module:function returning an rsl_rl VecEnv")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tui-eval", description="Evaluate an RL checkpoint along two inference paths, live.")
+    parser.add_argument("checkpoint", help="an RLlib checkpoint directory or Tune run, or an rsl_rl model_*.pt")
+    _add_run_options(parser)
+    return parser
+
+
+def _parse_explore(items: list[str]) -> dict[str, bool]:
+    explore = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or value.lower() not in ("on", "off", "true", "false", "1", "0"):
+            raise BadInput(f"--explore expects PATH=on|off (e.g. --explore evaluate=off), got {item!r}")
+        explore[name.strip()] = value.lower() in ("on", "true", "1")
+    return explore
+
+
+def _check_device(device: str) -> None:
+    if device == "cpu":
+        return
+    if not (device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit())):
+        raise BadInput(f"--device expects cpu, cuda or cuda:INDEX, got {device!r}")
+    import torch
+
+    if not torch.cuda.is_available():
+        raise BadInput(f"--device {device}: this machine has no usable CUDA (torch {torch.__version__}); "
+                       "use --device cpu or install a CUDA build of torch")
+    index = int(device[5:]) if ":" in device else 0
+    if index >= torch.cuda.device_count():
+        raise BadInput(f"--device {device}: only {torch.cuda.device_count()} CUDA device(s) here")
+
+
+def spec_from_args(args: argparse.Namespace) -> RunSpec:
+    if args.episodes is not None and args.episodes <= 0:
+        raise BadInput(f"--episodes must be positive, got {args.episodes}")
+    if args.num_envs <= 0:
+        raise BadInput(f"--num-envs must be positive, got {args.num_envs}")
+    seeds = None
+    if args.seeds:
+        try:
+            seeds = SeedBlock.parse(args.seeds)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+    env_config = {}
+    if args.env_config:
+        try:
+            env_config = json.loads(args.env_config)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"--env-config is not valid JSON ({exc.msg}); e.g. --env-config '{{\"k\": 1}}'") from None
+        if not isinstance(env_config, dict):
+            raise BadInput("--env-config must be a JSON object, e.g. '{\"k\": 1}'")
+    bounds = None
+    if args.return_bounds:
+        try:
+            lo, hi = (float(x) for x in args.return_bounds.split(":"))
+        except ValueError:
+            raise BadInput(f"--return-bounds expects LO:HI, got {args.return_bounds!r}") from None
+        if not lo < hi:
+            raise BadInput(f"--return-bounds needs LO < HI, got {args.return_bounds!r}")
+        bounds = (lo, hi)
+    _check_device(args.device)
+    episodes = args.episodes
+    if episodes is None and args.headless:
+        episodes = len(seeds) if seeds is not None and seeds.stop is not None else 100
+    if seeds is not None and seeds.stop is not None and episodes is not None and episodes > len(seeds):
+        raise BadInput(f"--episodes {episodes} is more than the {len(seeds)} seeds in --seeds {args.seeds}")
+    return RunSpec(
+        checkpoint=args.checkpoint, paths=[p.strip() for p in args.paths.split(",")] if args.paths else [],
+        episodes=episodes, seeds=seeds, explore=_parse_explore(args.explore), num_envs=args.num_envs,
+        device=args.device, env_id=args.env_id, env_config=env_config, success_key=args.success_key,
+        step_timeout=args.step_timeout, module=args.module, log=args.log, json=args.json,
+        fail_on_differ=args.fail_on_differ, return_bounds=bounds, equivalence_margin=args.equivalence_margin,
+        agent_cfg=args.agent_cfg, activation=args.activation, vecenv=args.vecenv,
+    )
+
+
+def _quiet_libraries() -> None:
+    """Keep ray's and gymnasium's chatter off the user's terminal (errors still come through)."""
+    import logging
+    import warnings
+
+    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    warnings.filterwarnings("ignore")
+    for name in ("ray", "ray.rllib", "ray.tune", "gymnasium"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def run(argv: list[str], *, demo: bool = False) -> int:
+    args = build_parser().parse_args(argv)
+    spec = spec_from_args(args)
+    _quiet_libraries()
+    from tui_eval.session import plan_run, start_engine
+
+    plan = plan_run(spec)
+    err = sys.stderr
+    if args.headless:
+        if plan.kind.resolved_note:
+            err.write(plan.kind.resolved_note + "\n")
+        for key, value in plan.facts.items():
+            err.write(f"{key:>17}: {value}\n")
+        err.write(f"{'seeds':>17}: {plan.seeds} ({plan.seeds_note})\n")
+        for name in plan.paths:
+            err.write(f"{'explore ' + name:>17}: {'on' if plan.explore[name] else 'off'} ({plan.explore_source[name]})\n")
+        err.write(f"{'log':>17}: {plan.log_path}\n")
+        err.flush()
+        from tui_eval.headless import run_headless
+
+        engine = start_engine(plan, on_loaded=lambda name, s: err.write(f"{'loaded ' + name:>17}: {s:.1f}s\n"))
+        return run_headless(engine, json_path=spec.json, fail_on_differ=spec.fail_on_differ)
+    from tui_eval.ui.app import run_app
+
+    return run_app(plan)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] == "demo":
+            rest = argv[1:]
+            if rest and not rest[0].startswith("-"):
+                raise BadInput(f"demo takes no checkpoint (got {rest[0]!r}); use tui-eval CHECKPOINT instead")
+            return run([str(DEMO_CHECKPOINT), *rest], demo=True)
+        if argv and argv[0] == "ls":
+            from tui_eval.runs import list_runs
+
+            return list_runs(argv[1:])
+        if argv and argv[0] == "attach":
+            from tui_eval.runs import attach
+
+            return attach(argv[1:])
+        return run(argv)
+    except BadInput as exc:
+        sys.stderr.write(f"tui-eval: error: {exc}\n")
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return 130
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,91 @@
+"""The view without a UI: a progress line on stderr, the summary table on stdout, `--json` on request."""
+
+from __future__ import annotations
+
+import json
+import queue
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from tui_eval.engine import Engine
+from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed
+from tui_eval.format import num, summary_table
+from tui_eval.summary import build_summary
+
+EXIT_OK, EXIT_DIFFER, EXIT_INTERRUPTED = 0, 3, 130
+
+
+def progress_line(engine: Engine) -> str:
+    parts = []
+    for name, stats in engine.stats.paths.items():
+        total = f"/{engine.episodes}" if engine.episodes else ""
+        eps_s, _ = engine.throughput(name)
+        parts.append(f"{name} {stats.episodes}{total} mean {num(stats.mean, 1)} ({eps_s:.1f} ep/s)")
+    comparison = engine.stats.comparison
+    verdict = f" | {comparison.summary()['verdict']}" if comparison is not None else ""
+    return f"[{engine.active_seconds():6.1f}s] " + " | ".join(parts) + verdict
+
+
+def run_headless(engine: Engine, *, json_path: str | None = None, fail_on_differ: bool = False,
+                 out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    events: queue.Queue[Event] = queue.Queue()
+    engine.subscribe(events.put)
+    interrupted = []
+
+    def on_sigint(signum, frame):
+        if interrupted:  # a second Ctrl-C: leave now, the log already holds what finished
+            err.write("\ninterrupted twice: leaving now; finished episodes are in the log\n")
+            err.flush()
+            raise SystemExit(EXIT_INTERRUPTED)
+        interrupted.append(time.monotonic())
+        err.write("\ninterrupted: stopping (episodes in flight are dropped; Ctrl-C again to leave at once)\n")
+        engine.stop()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    tty = err.isatty()
+    last_draw = 0.0
+    try:
+        engine.start()
+        while engine.state != "done":
+            try:
+                event = events.get(timeout=0.2)
+            except queue.Empty:
+                event = None
+            if isinstance(event, PathFailed):
+                err.write(f"\npath {event.path} failed ({event.message}); "
+                          + ("giving up on it\n" if event.gave_up else f"restarted (restart {event.restarts})\n"))
+            elif isinstance(event, BlockStarted):
+                err.write(f"\nseed block {event.index}: {event.block} ({event.reason})\n")
+            now = time.monotonic()
+            if now - last_draw >= (0.5 if tty else 5.0):
+                last_draw = now
+                err.write(("\r" if tty else "") + progress_line(engine) + ("" if tty else "\n"))
+                err.flush()
+        engine.wait()
+        err.write(("\r" if tty else "") + progress_line(engine) + "\n")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        engine.close()
+    summary = finish(engine, json_path)
+    out.write(summary_table(summary) + "\n")
+    out.flush()
+    engine.log.set_meta(status="interrupted" if interrupted else "finished", finished_at=time.time())
+    if interrupted:
+        return EXIT_INTERRUPTED
+    if fail_on_differ and (summary.get("comparison") or {}).get("verdict") == "differ":
+        return EXIT_DIFFER
+    return EXIT_OK
+
+
+def finish(engine: Engine, json_path: str | None) -> dict[str, Any]:
+    """The run's summary; written to `json_path` when given."""
+    throughput = {name: engine.throughput(name) for name in engine.paths}
+    summary = build_summary(engine.log.meta(), engine.stats, engine.log.records(), throughput)
+    summary["log"] = str(engine.log.path)
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_text(json.dumps(summary, indent=1))
+    return summary

@@ -1,0 +1,200 @@
+"""Paths `jit` and `onnx`: the policy as it is deployed, from rsl_rl's exporters.
+
+Isaac Lab's play script writes `exported/policy.pt` (TorchScript) and `exported/policy.onnx` next to
+the checkpoint it played. When such a file is there, the path runs it as it is: a stale export (of
+another iteration) is exactly the kind of difference tui-eval is for. When it is not, the path builds
+the runner, calls `runner.export_policy_to_jit` / `export_policy_to_onnx` into a cache folder (see
+`export_dir`), and says where in its description. Both exports bake in the observation normalizer and
+output the deterministic mean; the input is the actor's observation groups concatenated in order.
+
+The TorchScript module runs batched. rsl_rl's ONNX export (dynamo exporter, torch >= 2.9) fixes the
+batch size at 1: then the path runs one row per world that needs an action. onnxruntime is optional
+(`pip install onnxruntime`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import shutil
+import warnings
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import torch
+from tensordict import TensorDict
+
+from tui_eval.paths.rsl_runner import RslLoopPath, build_runner, finalise_obs_groups, quiet
+from tui_eval.paths.rsl_vecenv import EvalVecEnv
+from tui_eval.spec import BadInput
+
+
+def cache_root() -> Path:
+    """`$TUI_EVAL_CACHE`, else `$XDG_CACHE_HOME/tui-eval`, else `~/.cache/tui-eval`."""
+    if os.environ.get("TUI_EVAL_CACHE"):
+        return Path(os.environ["TUI_EVAL_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tui-eval"
+
+
+def export_dir(checkpoint: Path, cfg: dict[str, Any]) -> Path:
+    """A cache folder for one checkpoint's exports, keyed by its bytes and the actor cfg."""
+    digest = hashlib.sha256()
+    with checkpoint.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    digest.update(json.dumps(cfg.get("actor"), sort_keys=True, default=str).encode())
+    return cache_root() / "rsl_rl" / f"{checkpoint.stem}-{digest.hexdigest()[:16]}"
+
+
+@contextlib.contextmanager
+def _quiet_export() -> Iterator[None]:
+    """torch.onnx logs warnings about optional packages; not the user's business."""
+    logger = logging.getLogger("torch.onnx")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with quiet(), open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):
+            yield
+    finally:
+        logger.setLevel(level)
+
+
+def _export(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, runner_checkpoint: Path, device: str,
+            filename: str) -> Path:
+    """Export the policy with rsl_rl's own exporter into the cache; reuse an earlier export."""
+    folder = export_dir(checkpoint, cfg)
+    target = folder / filename
+    if target.is_file():
+        return target
+    runner, _ = build_runner(env, cfg, runner_checkpoint, device)
+    staging = folder / f".staging-{os.getpid()}-{id(env)}"
+    try:
+        with _quiet_export():
+            if filename.endswith(".onnx"):
+                runner.export_policy_to_onnx(str(staging), filename)
+            else:
+                runner.export_policy_to_jit(str(staging), filename)
+        # an ONNX export may keep its weights in `<name>.data`, named inside the .onnx: move that first,
+        # so that a .onnx in the cache always has its weights next to it
+        for produced in sorted(staging.iterdir(), key=lambda p: p.name == filename):
+            os.replace(produced, folder / produced.name)
+    except BadInput:
+        raise
+    except Exception as exc:
+        raise BadInput(f"rsl_rl could not export the policy ({type(exc).__name__}: {str(exc)[:160]})") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+class _ExportPath(RslLoopPath):
+    """Shared: find or make the exported file, and concatenate the actor's observation groups."""
+
+    filename: str
+
+    def _setup(self, env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, runner_checkpoint: Path,
+               exported: Path | None, device: str) -> Path:
+        self.env = env
+        self.explore = False
+        self.device = device
+        cfg = finalise_obs_groups(dict(cfg), list(env.get_observations().keys()))
+        self.groups = list(cfg["obs_groups"]["actor"])
+        if exported is not None and exported.is_file():
+            self.source = f"{exported} (next to the checkpoint)"
+            return exported
+        path = _export(env, cfg, checkpoint, runner_checkpoint, device, self.filename)
+        self.source = f"exported from the runner into {path}"
+        return path
+
+    def _x(self, obs: TensorDict) -> torch.Tensor:
+        return torch.cat([obs[g] for g in self.groups], dim=-1) if len(self.groups) > 1 else obs[self.groups[0]]
+
+    def set_explore(self, explore: bool) -> None:
+        self.explore = False  # an exported policy is the deterministic mean; nothing to sample from
+
+
+class RslJitPath(_ExportPath):
+    name = "jit"
+    filename = "policy.pt"
+
+    def __init__(self, *, env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, runner_checkpoint: Path,
+                 exported: Path | None, device: str):
+        try:
+            path = self._setup(env, cfg, checkpoint, runner_checkpoint, exported, device)
+            try:
+                with warnings.catch_warnings():  # torch 2.13 deprecates jit.load; deployments still use it
+                    warnings.simplefilter("ignore")
+                    self.module = torch.jit.load(str(path), map_location=device)
+            except Exception as exc:
+                raise BadInput(f"{path} is not a TorchScript module ({type(exc).__name__}); delete it or "
+                               "export the policy again") from None
+            self.module.eval()
+            self._check_shapes(path)
+        except BaseException:
+            env.close()
+            raise
+        self.description = f"TorchScript policy {self.source}, {env.description}, batched, {device}"
+
+    def _check_shapes(self, path: Path) -> None:
+        x = self._x(self.env.get_observations())
+        try:
+            with torch.inference_mode():
+                out = self.module(x)
+        except Exception as exc:
+            raise BadInput(f"{path} does not take this env's observations of size {x.shape[-1]} "
+                           f"({type(exc).__name__}); it is not this checkpoint's policy") from None
+        if tuple(out.shape) != (self.env.num_envs, self.env.num_actions):
+            raise BadInput(f"{path} outputs shape {tuple(out.shape[1:])}, the env takes {self.env.num_actions} "
+                           "actions; it is not this checkpoint's policy")
+
+    def _act(self, obs: TensorDict) -> torch.Tensor:
+        return self.module(self._x(obs))
+
+
+class RslOnnxPath(_ExportPath):
+    name = "onnx"
+    filename = "policy.onnx"
+
+    def __init__(self, *, env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, runner_checkpoint: Path,
+                 exported: Path | None, device: str):
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            env.close()
+            raise BadInput("the onnx path needs onnxruntime: pip install onnxruntime") from None
+        try:
+            path = self._setup(env, cfg, checkpoint, runner_checkpoint, exported, device)
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = 1
+            options.log_severity_level = 3
+            try:
+                self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            except Exception as exc:
+                raise BadInput(f"onnxruntime cannot load {path} ({type(exc).__name__}: {str(exc)[:120]})") from None
+        except BaseException:
+            env.close()
+            raise
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        self.fixed_batch = isinstance(inp.shape[0], int) and inp.shape[0] == 1 and env.num_envs > 1
+        self._out = np.zeros((env.num_envs, env.num_actions), dtype=np.float32)
+        mode = "one row per call (the export fixes batch size 1)" if self.fixed_batch else "batched"
+        self.description = f"ONNX policy {self.source} on onnxruntime (CPU), {env.description}, {mode}"
+
+    def _act(self, obs: TensorDict) -> torch.Tensor:
+        x = self._x(obs).detach().to("cpu", torch.float32).numpy()
+        if self.fixed_batch:
+            out = self._out
+            out.fill(0.0)
+            run, name = self.session.run, self.input_name
+            for i in self._acting_rows().tolist():
+                out[i] = run(None, {name: x[i:i + 1]})[0][0]
+            out = out.copy()
+        else:
+            out = self.session.run(None, {self.input_name: x})[0]
+        return torch.from_numpy(np.asarray(out, dtype=np.float32)).to(self.env.device)

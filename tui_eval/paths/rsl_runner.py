@@ -1,0 +1,159 @@
+"""Path `runner`: the policy as rsl_rl's own play scripts get it.
+
+`OnPolicyRunner(env, cfg, log_dir=None, device=...)`, `runner.load(checkpoint)`,
+`runner.get_inference_policy()`: the actor in eval mode, whose output is the deterministic mean (the
+observation normalizer inside it). With explore on, actions are sampled from the actor's
+distribution (`actor(obs, stochastic_output=True)`, what PPO's `act` does in training).
+
+`RslLoopPath` is the episode loop the rsl_rl paths share (runner, jit, onnx differ only in `_act`):
+one batched policy forward per step for all worlds, returns and lengths summed with vector ops, and a
+record per episode the env reports finished (see `rsl_vecenv.EvalVecEnv`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import warnings
+from abc import abstractmethod
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import torch
+from tensordict import TensorDict
+
+from tui_eval.paths.base import Emit, InferencePath, SeedFeed
+from tui_eval.paths.rsl_vecenv import IDLE, LIVE, EvalVecEnv
+from tui_eval.spec import BadInput, EpisodeRecord
+
+#: what the runner loads for inference: the models and the iteration, not the optimizer (the pre-4.0
+#: mapping reorders parameters, and an optimizer state is of no use to a policy that does not learn)
+LOAD_CFG = {"actor": True, "critic": True, "optimizer": False, "iteration": True, "rnd": False}
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """rsl_rl prints the models and the resolved observation sets; keep them off the user's terminal."""
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def finalise_obs_groups(cfg: dict[str, Any], groups: list[str]) -> dict[str, Any]:
+    """Fill the runner cfg's `obs_groups` for the env's observation groups, as rsl_rl would but silently.
+
+    Isaac Lab before rsl_rl 4 named the actor's set "policy"; it is read as "actor". A missing set takes
+    the group of its own name, else "policy", else every group the env has.
+    """
+    obs_groups = {k: list(v) for k, v in (cfg.get("obs_groups") or {}).items()}
+    if "actor" not in obs_groups and "policy" in obs_groups:
+        obs_groups["actor"] = obs_groups.pop("policy")
+    for name in ("actor", "critic"):
+        if name not in obs_groups:
+            obs_groups[name] = [name] if name in groups else ["policy"] if "policy" in groups else list(groups)
+        absent = [g for g in obs_groups[name] if g not in groups]
+        if absent:
+            raise BadInput(f"the agent cfg's obs_groups[{name!r}] names {absent}, which the env does not give "
+                           f"(it gives {groups}); fix obs_groups or pass the right --env / --vecenv")
+    cfg["obs_groups"] = obs_groups
+    return cfg
+
+
+def build_runner(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device: str):
+    """OnPolicyRunner on `env` with `checkpoint` loaded strictly; BadInput when the cfg does not fit."""
+    from rsl_rl.runners import OnPolicyRunner
+
+    from tui_eval.kinds.rsl_rl import summarise_load_error
+
+    cfg = finalise_obs_groups(copy.deepcopy(cfg), list(env.get_observations().keys()))
+    try:
+        with quiet():
+            runner = OnPolicyRunner(env, cfg, log_dir=None, device=device)
+    except BadInput:
+        raise
+    except Exception as exc:
+        raise BadInput(f"rsl_rl cannot build the runner from the agent cfg: {type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0][:200]}") from None
+    try:
+        runner.load(str(checkpoint), load_cfg=LOAD_CFG, strict=True, map_location=device)
+    except RuntimeError as exc:
+        raise BadInput(summarise_load_error(exc)) from None
+    return runner, cfg
+
+
+class RslLoopPath(InferencePath):
+    """Steps an EvalVecEnv with one batched policy call per step and emits a record per finished episode."""
+
+    env: EvalVecEnv
+
+    @abstractmethod
+    def _act(self, obs: TensorDict) -> torch.Tensor:
+        """Actions (num_envs, num_actions) for the batch of observations."""
+
+    def run(self, feed: SeedFeed, emit: Emit) -> None:
+        env = self.env
+        n = env.num_envs
+        ret = np.zeros(n)
+        length = np.zeros(n, dtype=np.int64)
+        obs = env.begin(feed.take)
+        try:
+            while env.busy and not feed.cancelled:
+                live = env.state == LIVE  # before the step
+                with torch.inference_mode():
+                    actions = self._act(obs)
+                obs, rewards, _dones, _extras = env.step(actions)
+                ret += np.where(live, rewards.detach().cpu().numpy(), 0.0)
+                length += live
+                for end in env.finished:
+                    w = end.world
+                    emit(EpisodeRecord(path=self.name, seed=end.seed, block=end.block, ret=float(ret[w]),
+                                       length=int(length[w]), success=end.success, invalid=end.reason is not None,
+                                       reason=end.reason, wall_s=end.wall_s, explore=self.explore))
+                    ret[w] = 0.0
+                    length[w] = 0
+        finally:
+            env.end()
+
+    def _acting_rows(self) -> np.ndarray:
+        """Worlds whose actions matter this step (not idle)."""
+        return np.flatnonzero(self.env.state != IDLE)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class RslRunnerPath(RslLoopPath):
+    name = "runner"
+
+    def __init__(self, *, env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device: str, explore: bool,
+                 checkpoint_note: str = ""):
+        self.env = env
+        try:
+            self.runner, self.cfg = build_runner(env, cfg, checkpoint, device)
+        except BaseException:
+            env.close()
+            raise
+        self.policy = self.runner.get_inference_policy(device)
+        if getattr(self.policy, "is_recurrent", False):
+            env.close()
+            raise BadInput("recurrent rsl_rl policies are not supported by tui-eval yet; evaluate an MLP policy")
+        self.stochastic = getattr(self.policy, "distribution", None) is not None
+        if explore and not self.stochastic:
+            env.close()
+            raise BadInput("the actor has no output distribution, so explore=on cannot sample; use --explore "
+                           "runner=off")
+        self.explore = explore
+        self.device = device
+        self.description = (f"rsl_rl OnPolicyRunner.load({checkpoint_note or checkpoint.name}) + "
+                            f"get_inference_policy(), {env.description}, one batched forward per step, {device}")
+
+    def set_explore(self, explore: bool) -> None:
+        self.explore = explore and self.stochastic
+
+    def _act(self, obs: TensorDict) -> torch.Tensor:
+        if self.explore:
+            return self.policy(obs, stochastic_output=True)
+        return self.policy(obs)
+

@@ -1,0 +1,124 @@
+"""Turns a RunSpec into a ready engine: recognise the checkpoint, pick paths, seeds and explore, open the log."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from tui_eval.engine import Engine
+from tui_eval.kinds import load_kind
+from tui_eval.kinds.base import CheckpointKind
+from tui_eval.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.store import RunLog
+
+RUNS_DIR = Path("tui-eval-runs")
+
+
+def versions() -> dict[str, str]:
+    found = {}
+    for dist in ("ray", "torch", "gymnasium", "rsl-rl-lib", "tui-eval"):
+        try:
+            found[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return found
+
+
+@dataclass
+class Plan:
+    """What will run, decided before anything heavy is loaded (shown to the user first)."""
+
+    spec: RunSpec
+    kind: CheckpointKind
+    paths: list[str]
+    explore: dict[str, bool]
+    explore_source: dict[str, str]
+    seeds: SeedBlock
+    seeds_note: str
+    log_path: Path
+    facts: dict[str, str] = field(default_factory=dict)
+
+
+def plan_run(spec: RunSpec) -> Plan:
+    """Read the checkpoint offline and settle every choice; raises BadInput on unusable input."""
+    kind = load_kind(spec)
+    spec.kind = kind.name
+    paths = spec.paths or list(kind.default_paths)
+    unknown = [p for p in paths if p not in kind.path_names]
+    if unknown:
+        raise BadInput(f"unknown path {unknown[0]!r} for a {kind.name} checkpoint; choose from: "
+                       f"{', '.join(kind.path_names)}")
+    if len(set(paths)) != len(paths) or len(paths) < 1:
+        raise BadInput(f"--paths needs distinct path names, got {','.join(paths)}")
+    for name in spec.explore:
+        if name not in paths:
+            raise BadInput(f"--explore names path {name!r}, which this run does not run ({', '.join(paths)})")
+    explore, source = {}, {}
+    for name in paths:
+        if name in spec.explore:
+            explore[name], source[name] = spec.explore[name], "--explore"
+        else:
+            explore[name], source[name] = kind.default_explore(name), "library default"
+    if spec.seeds is not None:
+        seeds, note = spec.seeds, "chosen with --seeds"
+    else:
+        seeds, note = kind.default_seeds(spec.episodes)
+    if spec.log:
+        log_path = Path(spec.log)
+    else:
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        log_path = RUNS_DIR / f"{stamp}-{kind.checkpoint.name}.sqlite"
+        n = 1
+        while log_path.exists():
+            n += 1
+            log_path = RUNS_DIR / f"{stamp}-{kind.checkpoint.name}-{n}.sqlite"
+    facts = {"checkpoint": str(kind.checkpoint), "kind": kind.name, **kind.describe()}
+    return Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts)
+
+
+def share_cpu_threads(paths: int) -> int:
+    """Give each concurrently running path its share of the cores for torch's intra-op pool.
+
+    Policies evaluated here are small and the paths already run in parallel; torch's default (one
+    thread per core, per path) oversubscribes the machine and its spinning threads slow every forward
+    pass several-fold.
+    """
+    import torch
+
+    threads = max(1, (os.cpu_count() or 1) // max(1, paths))
+    torch.set_num_threads(threads)
+    return threads
+
+
+def start_engine(plan: Plan, on_loaded: Callable[[str, float], None] | None = None) -> Engine:
+    """Load every path (heavy: restores policies, may start ray) and return an engine, not yet started."""
+    spec = plan.spec
+    share_cpu_threads(len(plan.paths))
+    log = RunLog(plan.log_path)
+    log.set_meta(
+        spec=spec.to_json(), checkpoint=str(plan.kind.checkpoint), kind=plan.kind.name, env=plan.kind.env_id,
+        seeds=[plan.seeds.start, plan.seeds.stop], seeds_note=plan.seeds_note, paths=plan.paths,
+        explore=plan.explore, facts=plan.facts, versions=versions(), started_at=time.time(), status="loading",
+    )
+    built = []
+    try:
+        for name in plan.paths:
+            t0 = time.perf_counter()
+            built.append(plan.kind.build_path(name, plan.explore[name]))
+            if on_loaded is not None:
+                on_loaded(name, time.perf_counter() - t0)
+    except BadInput:
+        raise
+    except Exception as exc:
+        for path in built:
+            path.close()
+        raise BadInput(f"could not load path {name!r}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}") from exc
+    log.set_meta(descriptions={p.name: p.description for p in built}, status="running")
+    bounds = spec.return_bounds or plan.kind.default_return_bounds()
+    return Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
+                  equivalence_margin=spec.equivalence_margin)
