@@ -213,6 +213,14 @@ class Engine:
         seconds = self.active_seconds(self._path_done_at.get(name))
         return self.stats.paths[name].episodes / seconds, self.steps[name] / seconds
 
+    def snapshot(self, current_block_only: bool = False) -> tuple[dict[str, dict], dict | None]:
+        """Per-path summaries and the comparison's, taken under the engine's lock (stats are not thread-safe)."""
+        stats = self.block_stats if current_block_only else self.stats
+        with self._lock:
+            paths = {name: s.summary() for name, s in stats.paths.items()}
+            comparison = stats.comparison.summary() if stats.comparison is not None else None
+        return paths, comparison
+
     def episodes_done(self) -> dict[str, int]:
         return {n: s.episodes for n, s in self.stats.paths.items()}
 

@@ -19,13 +19,13 @@ EXIT_OK, EXIT_DIFFER, EXIT_INTERRUPTED = 0, 3, 130
 
 
 def progress_line(engine: Engine) -> str:
+    paths, comparison = engine.snapshot()
     parts = []
-    for name, stats in engine.stats.paths.items():
+    for name, summary in paths.items():
         total = f"/{engine.episodes}" if engine.episodes else ""
         eps_s, _ = engine.throughput(name)
-        parts.append(f"{name} {stats.episodes}{total} mean {num(stats.mean, 1)} ({eps_s:.1f} ep/s)")
-    comparison = engine.stats.comparison
-    verdict = f" | {comparison.summary()['verdict']}" if comparison is not None else ""
+        parts.append(f"{name} {summary['episodes']}{total} mean {num(summary['mean'], 1)} ({eps_s:.1f} ep/s)")
+    verdict = f" | {comparison['verdict']}" if comparison is not None else ""
     return f"[{engine.active_seconds():6.1f}s] " + " | ".join(parts) + verdict
 
 

@@ -1,4 +1,4 @@
-"""Running (streaming) moments and a growable sample buffer: O(1) amortised work per observation.
+"""Running (streaming) moments: O(1) work per observation.
 
 References
 ----------
@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-__all__ = ["RunningMoments", "GrowableBuffer", "welford"]
+__all__ = ["RunningMoments", "welford"]
 
 
 class RunningMoments:
@@ -79,29 +79,3 @@ def welford(x) -> RunningMoments:
     for v in np.asarray(x, dtype=float).ravel().tolist():
         acc.add(v)
     return acc
-
-
-class GrowableBuffer:
-    """A float64 array that doubles its capacity when full: amortised O(1) append, O(1) view."""
-
-    __slots__ = ("_data", "n")
-
-    def __init__(self, capacity: int = 1024) -> None:
-        self._data = np.empty(max(int(capacity), 1), dtype=np.float64)
-        self.n = 0
-
-    def append(self, x: float) -> None:
-        n = self.n
-        if n == self._data.shape[0]:
-            grown = np.empty(2 * n, dtype=np.float64)
-            grown[:n] = self._data
-            self._data = grown
-        self._data[n] = x
-        self.n = n + 1
-
-    def view(self) -> np.ndarray:
-        """The values appended so far (a view: do not keep it across appends)."""
-        return self._data[: self.n]
-
-    def __len__(self) -> int:
-        return self.n

@@ -28,6 +28,9 @@ import math
 import numpy as np
 from scipy import special
 
+_sqrt = math.sqrt
+_log1p = math.log1p
+
 __all__ = [
     "best_rho2",
     "gaussian_mixture_half_width",
@@ -163,7 +166,9 @@ def prpl_eb_cs(x, lo: float = 0.0, hi: float = 1.0, alpha: float = 0.05, c: floa
       C_t = sum lambda_i y_i / sum lambda_i  ±  (log(2/alpha) + sum v_i psi_E(lambda_i)) / sum lambda_i,
 
     with v_i = 4 (y_i - mu_{i-1})^2 and psi_E(l) = (-log(1 - l) - l)/4. Valid non-asymptotically for
-    every n. Vectorised over leading axes; `intersect` takes the running intersection (also valid).
+    every n. Its centre is a lambda-weighted mean (early looks weigh more), so it need not contain the
+    plain sample mean. Vectorised over leading axes; `intersect` takes the running intersection (also
+    valid).
     """
     y = (np.asarray(x, dtype=float) - lo) / (hi - lo)
     t = np.arange(1, y.shape[-1] + 1, dtype=float)
@@ -197,14 +202,14 @@ def running_intersection(low, high):
 class PrPlEB:
     """O(1)-per-update PrPl-EB confidence sequence (see `prpl_eb_cs`), with running intersection.
 
-    State is six running sums; `add` is plain float arithmetic. `interval()` returns the running
-    intersection (falls back to the current interval in the probability-<=alpha event that the
-    intersection is empty).
+    State is a handful of running sums; `add` is plain float arithmetic (about 1.5 µs), `extend` the
+    same update vectorised over a batch. `interval()` returns the running intersection (falling back to
+    the current interval in the probability-<=alpha event that the intersection is empty).
     """
 
     __slots__ = (
-        "lo", "hi", "alpha", "c", "_log2a", "_span", "t", "_sum_y", "_q", "_mu", "_s2",
-        "_sum_lam", "_sum_lam_y", "_sum_psi", "_ilo", "_ihi",
+        "lo", "hi", "alpha", "c", "_log2a", "_two_log2a", "_span", "_inv_span", "t", "_sum_y", "_q",
+        "_mu", "_s2", "_sum_lam", "_sum_lam_y", "_sum_psi", "_ilo", "_ihi",
     )
 
     def __init__(self, lo: float, hi: float, alpha: float = 0.05, c: float = 0.5) -> None:
@@ -212,12 +217,14 @@ class PrPlEB:
             raise ValueError(f"return bounds need lo < hi, got [{lo}, {hi}]")
         self.lo, self.hi, self.alpha, self.c = float(lo), float(hi), float(alpha), float(c)
         self._log2a = math.log(2.0 / alpha)
+        self._two_log2a = 2.0 * self._log2a
         self._span = self.hi - self.lo
+        self._inv_span = 1.0 / self._span
         self.t = 0
         self._sum_y = 0.0
         self._q = 0.0
-        self._mu = 0.5
-        self._s2 = 0.25
+        self._mu = 0.5  # mu_0: the prior mean
+        self._s2 = 0.25  # sigma^2_0: the prior variance
         self._sum_lam = 0.0
         self._sum_lam_y = 0.0
         self._sum_psi = 0.0
@@ -225,28 +232,70 @@ class PrPlEB:
         self._ihi = 1.0
 
     def add(self, x: float) -> None:
-        y = (x - self.lo) / self._span
+        """One observation x in [lo, hi]: update the running sums and the running intersection."""
+        y = (x - self.lo) * self._inv_span
         t = self.t + 1
         self.t = t
-        lam = math.sqrt(2.0 * self._log2a / (self._s2 * t * math.log1p(t)))
+        lam = _sqrt(self._two_log2a / (self._s2 * t * _log1p(t)))  # predictable: uses s2_{t-1}
         if lam > self.c:
             lam = self.c
         d = y - self._mu  # mu_{t-1}
-        self._sum_lam += lam
-        self._sum_lam_y += lam * y
-        self._sum_psi += d * d * (-math.log1p(-lam) - lam)
-        self._sum_y += y
-        mu = (0.5 + self._sum_y) / (t + 1)
+        sum_lam = self._sum_lam + lam
+        self._sum_lam = sum_lam
+        sum_lam_y = self._sum_lam_y + lam * y
+        self._sum_lam_y = sum_lam_y
+        sum_psi = self._sum_psi + d * d * (-_log1p(-lam) - lam)  # v_t psi_E(lambda_t)
+        self._sum_psi = sum_psi
+        sum_y = self._sum_y + y
+        self._sum_y = sum_y
+        mu = (0.5 + sum_y) / (t + 1)
         e = y - mu
-        self._q += e * e
+        q = self._q + e * e
+        self._q = q
         self._mu = mu
-        self._s2 = (0.25 + self._q) / (t + 1)
-        center = self._sum_lam_y / self._sum_lam
-        margin = (self._log2a + self._sum_psi) / self._sum_lam
+        self._s2 = (0.25 + q) / (t + 1)
+        center = sum_lam_y / sum_lam
+        margin = (self._log2a + sum_psi) / sum_lam
         if center - margin > self._ilo:
             self._ilo = center - margin
         if center + margin < self._ihi:
             self._ihi = center + margin
+
+    def extend(self, xs) -> None:
+        """Many observations at once: the same state as calling `add` on each (up to rounding),
+        vectorised (about 30 ns per value), so a caller can store values and catch up in batches."""
+        y = (np.asarray(xs, dtype=float).ravel() - self.lo) * self._inv_span
+        k = y.size
+        if k == 0:
+            return
+        t = np.arange(self.t + 1, self.t + k + 1, dtype=float)
+        mu = (0.5 + (self._sum_y + np.cumsum(y))) / (t + 1.0)
+        e = y - mu
+        q = self._q + np.cumsum(e * e)
+        s2 = (0.25 + q) / (t + 1.0)
+        mu_prev = np.empty(k)
+        mu_prev[0] = self._mu
+        mu_prev[1:] = mu[:-1]
+        s2_prev = np.empty(k)
+        s2_prev[0] = self._s2
+        s2_prev[1:] = s2[:-1]
+        lam = np.minimum(np.sqrt(self._two_log2a / (s2_prev * t * np.log1p(t))), self.c)
+        d = y - mu_prev
+        sum_lam = self._sum_lam + np.cumsum(lam)
+        sum_lam_y = self._sum_lam_y + np.cumsum(lam * y)
+        sum_psi = self._sum_psi + np.cumsum(d * d * (-np.log1p(-lam) - lam))
+        center = sum_lam_y / sum_lam
+        margin = (self._log2a + sum_psi) / sum_lam
+        self._ilo = max(self._ilo, float(np.max(center - margin)))
+        self._ihi = min(self._ihi, float(np.min(center + margin)))
+        self.t += k
+        self._sum_y += float(y.sum())
+        self._q = float(q[-1])
+        self._mu = float(mu[-1])
+        self._s2 = float(s2[-1])
+        self._sum_lam = float(sum_lam[-1])
+        self._sum_lam_y = float(sum_lam_y[-1])
+        self._sum_psi = float(sum_psi[-1])
 
     def current(self) -> tuple[float, float] | None:
         """This look's interval (no intersection), in data units."""

@@ -1,0 +1,87 @@
+"""Engine operations on a real checkpoint (the `connectors` path, no ray needed): pause, resume,
+resample, stop, episode limits, and a worker that dies."""
+
+from __future__ import annotations
+
+import threading
+
+from conftest import CARTPOLE, wait_until
+from engine_helpers import plan_for
+
+from tui_eval.events import EpisodeFinished, PathFailed
+from tui_eval.session import start_engine
+
+
+def _engine(tmp_path, *args):
+    return start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--num-envs", "2", *args,
+                                 log=tmp_path / "run.sqlite"))
+
+
+def test_pause_resume_resample_stop(tmp_path):
+    engine = _engine(tmp_path, "--seeds", "100:")
+    engine.episodes = None  # run until stopped, as the live app does
+    try:
+        engine.start()
+        wait_until(lambda: engine.log.count() >= 3)
+        engine.pause()
+        assert engine.state == "paused"
+        # episodes in flight finish (at most one per env), then nothing more
+        wait_until(lambda: not engine._in_flight["connectors"], timeout=30)
+        settled = engine.log.count()
+        threading.Event().wait(0.5)
+        assert engine.log.count() == settled
+        engine.resume()
+        wait_until(lambda: engine.log.count() >= settled + 2)
+        block = engine.resample()
+        assert block.start > 100 and engine.blocks[-1] == block
+        wait_until(lambda: any(r.block == 1 for r in engine.log.records()))
+        new = [r for r in engine.log.records() if r.block == 1]
+        assert all(r.seed >= block.start for r in new)
+        assert engine.block_stats.paths["connectors"].episodes == len(new) or engine.log.count() > len(new)
+        engine.stop()
+        assert engine.wait(30)
+        assert engine.state == "done"
+    finally:
+        engine.stop()
+        engine.close()
+    seeds = [r.seed for r in engine.log.records() if r.block == 0]
+    assert sorted(seeds) == list(range(100, 100 + len(seeds)))
+
+
+def test_episode_limit_is_exact_and_seeds_are_the_block(tmp_path):
+    engine = _engine(tmp_path, "--episodes", "5", "--seeds", "40:60")
+    engine.start()
+    assert engine.wait(60)
+    engine.close()
+    assert sorted(r.seed for r in engine.log.records()) == [40, 41, 42, 43, 44]
+
+
+def test_a_dead_worker_is_restarted_and_its_episodes_in_flight_are_invalid(tmp_path):
+    engine = _engine(tmp_path, "--episodes", "6", "--seeds", "0:6")
+    path = engine.paths["connectors"]
+    real_run = path.run
+    calls = []
+
+    def run_that_dies_once(feed, emit):
+        # Fault injection: a worker crash mid-episode cannot be caused through a real env (GuardedEnv
+        # turns env faults into invalid episodes), so the first call takes two seeds and raises.
+        calls.append(1)
+        if len(calls) == 1:
+            feed.take(), feed.take()
+            raise RuntimeError("worker lost")
+        return real_run(feed, emit)
+
+    path.run = run_that_dies_once
+    events = []
+    engine.subscribe(events.append)
+    engine.start()
+    assert engine.wait(60)
+    engine.close()
+    records = engine.log.records()
+    assert sorted(r.seed for r in records) == list(range(6))
+    lost = [r for r in records if r.invalid]
+    assert sorted(r.seed for r in lost) == [0, 1]
+    assert all("worker failed: RuntimeError: worker lost" in r.reason for r in lost)
+    failures = [e for e in events if isinstance(e, PathFailed)]
+    assert len(failures) == 1 and not failures[0].gave_up
+    assert sum(isinstance(e, EpisodeFinished) for e in events) == 6

@@ -1,0 +1,68 @@
+"""Statistics of tui-eval: honest while watched.
+
+Per path (`PathStats`): running mean/std (Welford), a fixed-n t interval for the final report, an
+anytime-valid confidence sequence for the live view, IQM with a bootstrap interval, success and
+invalid rates with Wilson and beta-mixture intervals. Between two paths (`Comparison`): paired-by-seed
+differences with an anytime-valid interval and a differ / equivalent / undecided verdict.
+
+Modelled on google-research/rliable: every metric is a short, named, documented pure function with its
+reference (`intervals`, `sequences`, `running`); `PathStats` and `Comparison` only keep running sums
+and call them. numpy/scipy only.
+"""
+
+from .compare import Comparison, difference_interval, verdict
+from .intervals import (
+    clopper_pearson_interval,
+    iqm,
+    iqm_bootstrap_ci,
+    iqm_fast,
+    t_interval,
+    t_interval_from_moments,
+    welch_interval_from_moments,
+    wilson_interval,
+)
+from .path import PathStats
+from .running import RunningMoments, welford
+from .sequences import (
+    PrPlEB,
+    asymptotic_cs,
+    asymptotic_cs_from_moments,
+    best_rho2,
+    beta_mixture_cs,
+    beta_mixture_cs_scalar,
+    beta_mixture_log_martingale,
+    gaussian_mixture_half_width,
+    normal_mixture_cs,
+    normal_mixture_cs_from_mean,
+    prpl_eb_cs,
+    running_intersection,
+)
+
+__all__ = [
+    "PathStats",
+    "Comparison",
+    "difference_interval",
+    "verdict",
+    "RunningMoments",
+    "welford",
+    "t_interval",
+    "t_interval_from_moments",
+    "welch_interval_from_moments",
+    "wilson_interval",
+    "clopper_pearson_interval",
+    "iqm",
+    "iqm_fast",
+    "iqm_bootstrap_ci",
+    "best_rho2",
+    "gaussian_mixture_half_width",
+    "asymptotic_cs",
+    "asymptotic_cs_from_moments",
+    "normal_mixture_cs",
+    "normal_mixture_cs_from_mean",
+    "prpl_eb_cs",
+    "PrPlEB",
+    "running_intersection",
+    "beta_mixture_log_martingale",
+    "beta_mixture_cs",
+    "beta_mixture_cs_scalar",
+]

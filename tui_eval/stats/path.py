@@ -1,0 +1,262 @@
+"""Per-path statistics, updated in O(1) per episode and summarised on demand.
+
+`PathStats.add` is the hot path (one call per finished episode, possibly millions): plain float
+arithmetic, no numpy calls except one element store. `PathStats.summary` is called by the app on a
+5-10 Hz timer; its costly parts (IQM bootstrap, beta-mixture bounds) are cached.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from tui_eval.spec import EpisodeRecord
+
+from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
+from .sequences import (
+    PrPlEB,
+    asymptotic_cs_from_moments,
+    beta_mixture_cs_scalar,
+    normal_mixture_cs_from_mean,
+)
+
+__all__ = ["PathStats", "ASYMPTOTIC_CS", "PRPL_EB_CS", "NORMAL_MIXTURE_CS", "BETA_MIXTURE_CS"]
+
+ASYMPTOTIC_CS = "asymptotic-cs (Waudby-Smith et al. 2021)"
+PRPL_EB_CS = "PrPl-EB, bounded [{lo:g}, {hi:g}] (Waudby-Smith & Ramdas 2023)"
+NORMAL_MIXTURE_CS = "normal-mixture, bounded [{lo:g}, {hi:g}] (Howard et al. 2021)"
+BETA_MIXTURE_CS = "beta-mixture Beta(1/2,1/2) (Robbins 1970)"
+
+# PrPl-EB: the returns buffer is fed to the running sums in vectorised batches of this size (and
+# before every summary): the same state as one update per episode, at a fraction of the cost.
+_EB_BATCH = 4096
+
+# IQM: exact point estimate on every refresh up to this many returns; above it the point estimate
+# and its bootstrap interval are recomputed only after 1% new episodes.
+_IQM_FRESH_MAX_N = 100_000
+
+
+def _pair(iv) -> list[float] | None:
+    if iv is None:
+        return None
+    lo, hi = float(iv[0]), float(iv[1])
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    return [lo, hi]
+
+
+class PathStats:
+    """Running statistics of one inference path's episodes.
+
+    Returns: only VALID episodes (an invalid episode's return is partial) with a finite return; an
+    episode flagged valid whose return is not finite is counted as invalid. Rates: over ALL episodes
+    (invalid ones count as failures).
+
+    Parameters
+    ----------
+    return_bounds: known (lo, hi) for every episode's return. Enables a non-asymptotic bounded-data CS
+        (PrPl-EB by default). If a valid return falls outside, the bounds were wrong: the path falls
+        back to the asymptotic CS and `cs_method` says so.
+    alpha: 1 - confidence level of every interval (0.05: the "95" in the key names).
+    target_n: the episode count at which the asymptotic / normal-mixture CS is tuned to be tightest.
+    burn_in: the asymptotic CS (unbounded returns) is reported from this many valid episodes on;
+        its coverage is asymptotic and too optimistic for the first few looks (see the tests).
+    bounded_cs: "prpl-eb" (Waudby-Smith & Ramdas 2023) or "normal-mixture" (Howard et al. 2021).
+    """
+
+    def __init__(
+        self,
+        return_bounds: tuple[float, float] | None = None,
+        alpha: float = 0.05,
+        *,
+        target_n: int = 100,
+        burn_in: int = 30,
+        bounded_cs: str = "prpl-eb",
+    ) -> None:
+        if not 0.0 < alpha < 1.0:
+            raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        if bounded_cs not in ("prpl-eb", "normal-mixture"):
+            raise ValueError(f"bounded_cs must be 'prpl-eb' or 'normal-mixture', got {bounded_cs!r}")
+        self.alpha = float(alpha)
+        self.target_n = int(target_n)
+        self.burn_in = max(2, int(burn_in))
+        self.bounded_cs = bounded_cs
+        self.return_bounds: tuple[float, float] | None = None
+        self._eb: PrPlEB | None = None
+        self._bounds_ok = False
+        self._blo = -math.inf
+        self._bhi = math.inf
+        if return_bounds is not None:
+            lo, hi = float(return_bounds[0]), float(return_bounds[1])
+            if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+                raise ValueError(f"return_bounds needs finite lo < hi, got {return_bounds!r}")
+            self.return_bounds = (lo, hi)
+            self._bounds_ok = True
+            tol = 1e-9 * (hi - lo)
+            self._blo, self._bhi = lo - tol, hi + tol
+            if bounded_cs == "prpl-eb":
+                self._eb = PrPlEB(lo, hi, alpha)
+        # counts over all episodes
+        self.episodes = 0
+        self.invalid = 0
+        self.successes = 0
+        self.has_success = False
+        # Welford over valid returns
+        self.n = 0
+        self._mean = 0.0
+        self._m2 = 0.0
+        self._min = math.inf
+        self._max = -math.inf
+        self._len_sum = 0
+        # returns buffer (doubling)
+        self._buf = np.empty(1024, dtype=np.float64)
+        self._cap = 1024
+        # caches
+        self._scratch = np.empty(0, dtype=np.float64)
+        self._iqm_n = -1
+        self._iqm = None
+        self._iqm_ci_n = -1
+        self._iqm_ci = None
+
+    # ------------------------------------------------------------------ hot path
+    def add(self, record: EpisodeRecord) -> None:
+        """Account one finished episode: O(1), plain float arithmetic."""
+        self.episodes += 1
+        s = record.success
+        if s is not None:
+            self.has_success = True
+            if s:  # EpisodeRecord makes an invalid episode's success False
+                self.successes += 1
+        x = record.ret
+        if record.invalid or x - x != 0.0:  # x - x != 0 for inf and nan
+            self.invalid += 1
+            return
+        x = float(x)
+        n = self.n + 1
+        self.n = n
+        delta = x - self._mean
+        mean = self._mean + delta / n
+        self._mean = mean
+        self._m2 += delta * (x - mean)
+        if x < self._min:
+            self._min = x
+        if x > self._max:
+            self._max = x
+        self._len_sum += record.length
+        if n > self._cap:
+            grown = np.empty(2 * self._cap, dtype=np.float64)
+            grown[: n - 1] = self._buf
+            self._buf = grown
+            self._cap = 2 * self._cap
+        self._buf[n - 1] = x
+        if self._bounds_ok:
+            if x < self._blo or x > self._bhi:
+                self._bounds_ok = False  # the bounds were wrong: stop claiming a bounded-data CS
+            elif self._eb is not None and n - self._eb.t >= _EB_BATCH:
+                self._eb_catch_up()
+
+    def _eb_catch_up(self) -> None:
+        eb = self._eb
+        if eb is not None and self._bounds_ok and eb.t < self.n:
+            eb.extend(self._buf[eb.t : self.n])  # within a 1e-9 relative tolerance of [lo, hi]
+
+    # ------------------------------------------------------------------ views
+    def returns(self) -> np.ndarray:
+        """The valid returns so far, in arrival order (a read-only view)."""
+        v = self._buf[: self.n]
+        v.flags.writeable = False
+        return v
+
+    @property
+    def mean(self) -> float | None:
+        return self._mean if self.n else None
+
+    @property
+    def var(self) -> float:
+        """Unbiased sample variance of valid returns; NaN when fewer than 2."""
+        return self._m2 / (self.n - 1) if self.n > 1 else math.nan
+
+    def cs(self, alpha: float | None = None) -> tuple[tuple[float, float] | None, str]:
+        """The anytime-valid interval for the mean return and the method's name.
+
+        `alpha` other than the constructor's is supported for the asymptotic and normal-mixture CSs
+        (used by `Comparison`'s Bonferroni split); the PrPl-EB running state is tied to its alpha.
+        """
+        a = self.alpha if alpha is None else alpha
+        n = self.n
+        if self._bounds_ok and self.return_bounds is not None:
+            lo, hi = self.return_bounds
+            if self._eb is not None and a == self.alpha:
+                self._eb_catch_up()
+                return self._eb.interval(), PRPL_EB_CS.format(lo=lo, hi=hi)
+            return (
+                normal_mixture_cs_from_mean(n, self._mean, lo, hi, a, self.target_n),
+                NORMAL_MIXTURE_CS.format(lo=lo, hi=hi),
+            )
+        method = ASYMPTOTIC_CS
+        if self.return_bounds is not None:
+            method += f"; a return fell outside the given bounds {list(self.return_bounds)}"
+        if n < self.burn_in:
+            return None, method
+        return asymptotic_cs_from_moments(n, self._mean, self.var, a, self.target_n), method
+
+    def _iqm_summary(self) -> tuple[float | None, list[float] | None]:
+        n = self.n
+        if n == 0:
+            return None, None
+        x = self._buf[:n]
+        step = max(1, self._iqm_ci_n // 100)
+        ci_stale = self._iqm_ci_n < 0 or n - self._iqm_ci_n >= step
+        if n != self._iqm_n and (n <= _IQM_FRESH_MAX_N or ci_stale):
+            if self._scratch.shape[0] < n:  # reused across refreshes: no fresh pages per refresh
+                self._scratch = np.empty(self._buf.shape[0], dtype=np.float64)
+            work = self._scratch[:n]
+            work[:] = x
+            self._iqm = float(iqm_fast(work, overwrite=True))
+            self._iqm_n = n
+        if ci_stale:
+            self._iqm_ci = _pair(iqm_bootstrap_ci(x, self.alpha, rng=n, point=self._iqm))
+            self._iqm_ci_n = n
+        return self._iqm, self._iqm_ci
+
+    def _rate(self, k: int) -> tuple[float | None, list[float] | None, list[float] | None]:
+        n = self.episodes
+        if n == 0:
+            return None, None, None
+        return k / n, _pair(wilson_interval(k, n, self.alpha)), _pair(beta_mixture_cs_scalar(k, n, self.alpha))
+
+    def summary(self) -> dict[str, Any]:
+        """All numbers of this path as a JSON-serialisable dict (None where undefined)."""
+        n = self.n
+        var = self.var
+        cs, cs_method = self.cs()
+        iqm, iqm_ci = self._iqm_summary()
+        if self.has_success:
+            success_rate, success_ci, success_cs = self._rate(self.successes)
+        else:
+            success_rate = success_ci = success_cs = None
+        invalid_rate, invalid_ci, invalid_cs = self._rate(self.invalid)
+        return {
+            "episodes": self.episodes,
+            "valid": n,
+            "mean": self._mean if n else None,
+            "std": math.sqrt(max(var, 0.0)) if n > 1 else None,
+            "min": self._min if n else None,
+            "max": self._max if n else None,
+            "ci95": _pair(t_interval_from_moments(n, self._mean, var, self.alpha)),
+            "cs95": _pair(cs),
+            "cs_method": cs_method,
+            "iqm": iqm,
+            "iqm_ci95": iqm_ci,
+            "success_rate": success_rate,
+            "success_ci95": success_ci,
+            "success_cs95": success_cs,
+            "invalid": self.invalid,
+            "invalid_rate": invalid_rate,
+            "invalid_ci95": invalid_ci,
+            "invalid_cs95": invalid_cs,
+            "rate_cs_method": BETA_MIXTURE_CS,
+            "mean_length": self._len_sum / n if n else None,
+        }
