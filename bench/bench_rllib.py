@@ -3,8 +3,9 @@
     python bench/bench_rllib.py [--num-envs 8] [--episodes 32] [--rounds 3]
 
 Contenders, all on the same envs count and the same held-out seeds, explore off:
-  bare        gym.make_vec (sync) + one RLModule forward per step + argmax, no bookkeeping at all
-  connectors  tui-eval's `connectors` path (EnvToModule -> RLModule -> ModuleToEnv, episodes, guards)
+  bare        the same vector env + one RLModule forward per step + argmax, no bookkeeping at all
+  connectors  tui-eval's `connectors` path (stock pipelines fused into batched calls)
+  generic     the same with --generic-connectors (RLlib's pipelines and episodes, step by step)
   evaluate    tui-eval's `evaluate` path (Algorithm.evaluate() on a local evaluation EnvRunner)
 Targets: connectors >= 1.2x evaluate and >= 0.6x bare.
 """
@@ -30,18 +31,21 @@ SEED0 = 1_000_000_000
 
 
 def bare_loop(num_envs: int, episodes: int):
-    import gymnasium as gym
     import numpy as np
     import torch
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.rl_module import RLModule
 
+    from tui_eval.paths.vector_env import make_guarded_vector_env
+
     module = RLModule.from_checkpoint(str(CHECKPOINT / "learner_group/learner/rl_module/default_policy"))
     module.eval()
-    env = gym.make_vec("CartPole-v1", num_envs=num_envs, vectorization_mode="sync")
+    seeds = iter(range(SEED0, 2**31))
+    # The same vector env as the paths step (guarded sub-envs seeded from a feed), never idle.
+    env = make_guarded_vector_env("CartPole-v1", {}, num_envs, lambda: (next(seeds), 0), None, None)
 
     def run() -> int:
-        obs, _ = env.reset(seed=[SEED0 + i for i in range(num_envs)])
+        obs, _ = env.reset()
         done_episodes = steps = 0
         while done_episodes < episodes:
             with torch.no_grad():
@@ -77,9 +81,12 @@ def main() -> None:
     share_cpu_threads(paths=2)  # as in a run of two paths; the same for every contender
 
     kind = RllibKind(CHECKPOINT, RunSpec(checkpoint=str(CHECKPOINT), num_envs=args.num_envs))
+    generic_kind = RllibKind(CHECKPOINT, RunSpec(checkpoint=str(CHECKPOINT), num_envs=args.num_envs,
+                                                 generic_connectors=True))
     contenders = {
         "bare": bare_loop(args.num_envs, args.episodes),
         "connectors": path_runner(kind.build_path("connectors", explore=False), args.episodes),
+        "generic": path_runner(generic_kind.build_path("connectors", explore=False), args.episodes),
         "evaluate": path_runner(kind.build_path("evaluate", explore=False), args.episodes),
     }
     path_runner(kind.build_path("connectors", explore=False), args.num_envs)()  # warm-up
@@ -91,6 +98,8 @@ def main() -> None:
     print(f"  connectors / evaluate = {rates['connectors'] / rates['evaluate']:.2f}x  (target >= 1.2)")
     print(f"  connectors / bare     = {rates['connectors'] / rates['bare']:.2f}x  (target >= 0.6)")
     print(f"  evaluate / bare       = {rates['evaluate'] / rates['bare']:.2f}x")
+    print(f"  connectors --generic-connectors / bare = {rates['generic'] / rates['bare']:.2f}x "
+          "(RLlib's pipelines called step by step)")
 
 
 if __name__ == "__main__":

@@ -52,3 +52,18 @@ def test_broken_worlds_become_invalid_records_and_the_run_goes_on(env, reason, t
     assert engine.stats.paths["connectors"].invalid == 3
     # the same worlds break on both paths, with the same partial returns
     assert by_seed(records, "evaluate") == by_seed(records, "connectors")
+
+
+@pytest.mark.parametrize("checkpoint", [CARTPOLE, PENDULUM], ids=["discrete-cartpole", "continuous-pendulum"])
+def test_fused_stock_pipelines_equal_the_generic_ones(checkpoint, tmp_path):
+    """The batched stock pipelines give the same returns, seed by seed, as RLlib's per-step pipelines."""
+    results = {}
+    for generic in (False, True):
+        flags = ["--generic-connectors"] if generic else []
+        engine, records = run_to_end(checkpoint, "--paths", "connectors", "--episodes", "12", "--num-envs", "5",
+                                     "--seeds", "70:82", *flags, log=tmp_path / f"run{generic}.sqlite")
+        description = engine.paths["connectors"].description
+        assert ("step by step" in description) == generic, description
+        results[generic] = {r.seed: (r.ret, r.length) for r in records}
+    assert sorted(results[False]) == list(range(70, 82))
+    assert results[False] == results[True]

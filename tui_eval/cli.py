@@ -32,6 +32,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--env", dest="env_id", help="override the checkpoint's env id")
     p.add_argument("--env-config", help="override the env's kwargs, as JSON")
     p.add_argument("--module", help="RLlib module id (multi-module checkpoints)")
+    p.add_argument("--generic-connectors", action="store_true",
+                   help="RLlib: run the connector pipelines step by step even when they are the stock ones")
     p.add_argument("--success-key", help="info key holding the success flag at an episode's end")
     p.add_argument("--step-timeout", type=float, default=30.0,
                    help="a step slower than this (seconds) makes the episode invalid (default 30)")
@@ -118,6 +120,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         step_timeout=args.step_timeout, module=args.module, log=args.log, json=args.json,
         fail_on_differ=args.fail_on_differ, return_bounds=bounds, equivalence_margin=args.equivalence_margin,
         agent_cfg=args.agent_cfg, activation=args.activation, vecenv=args.vecenv,
+        generic_connectors=args.generic_connectors,
     )
 
 

@@ -21,6 +21,7 @@ IDLE_KEY = "tui_eval_idle"
 SUCCESS_CONVENTIONS = ("is_success", "success")
 
 SeedSource = Callable[[], "tuple[int, int] | None"]
+_INTEGER_TYPES = (int, np.int64, np.int32)  # discrete actions: always finite
 
 
 def all_finite(value: Any) -> bool:
@@ -123,7 +124,7 @@ class GuardedEnv(gym.Wrapper):
         if self._pending_invalid is not None:
             return self._invalid(self._pending_invalid)
         self._steps += 1
-        if not all_finite(action):
+        if type(action) not in _INTEGER_TYPES and not all_finite(action):
             return self._invalid(f"non-finite action at step {self._steps}")
         started = time.perf_counter()
         try:
@@ -138,7 +139,7 @@ class GuardedEnv(gym.Wrapper):
         if not (math.isfinite(reward) if type(reward) is float else all_finite(reward)):
             return self._invalid(f"non-finite reward at step {self._steps}")
         self._last_obs = obs
-        info = self._tag(dict(info))
+        info = self._tag(info)  # envs hand out a fresh info dict per step; adding our keys is harmless
         if terminated or truncated:
             info[SUCCESS_KEY] = read_success(info, self.success_key)
         return obs, float(reward), bool(terminated), bool(truncated), info

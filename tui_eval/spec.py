@@ -100,6 +100,7 @@ class RunSpec:
     fail_on_differ: bool = False
     return_bounds: tuple[float, float] | None = None
     equivalence_margin: float | None = None
+    generic_connectors: bool = False  # rllib: run the connector pipelines step by step even when stock
     # rsl_rl only
     agent_cfg: str | None = None
     activation: str | None = None

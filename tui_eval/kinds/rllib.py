@@ -166,5 +166,5 @@ class RllibKind(CheckpointKind):
         if name == "connectors":
             from tui_eval.paths.rllib_connectors import RllibConnectorsPath
 
-            return RllibConnectorsPath(**common)
+            return RllibConnectorsPath(generic_connectors=self.spec.generic_connectors, **common)
         raise BadInput(f"path {name!r} is not an RLlib path; choose from: {', '.join(self.path_names)}")

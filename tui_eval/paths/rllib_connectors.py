@@ -12,6 +12,7 @@ import numpy as np
 from tui_eval.envs import IDLE_KEY, INVALID_KEY, SEED_KEY, BLOCK_KEY, SUCCESS_KEY
 from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, module_dir
 from tui_eval.paths.base import Emit, InferencePath, SeedFeed
+from tui_eval.paths.rllib_fused import FusedPipelines, why_not_fusable
 from tui_eval.paths.vector_env import FeedRelay, make_guarded_vector_env
 from tui_eval.spec import EpisodeRecord
 
@@ -20,7 +21,8 @@ class RllibConnectorsPath(InferencePath):
     name = "connectors"
 
     def __init__(self, *, checkpoint: Path, module_id: str, env_id: str, env_config: dict[str, Any],
-                 num_envs: int, device: str, explore: bool, success_key: str | None, step_timeout: float | None):
+                 num_envs: int, device: str, explore: bool, success_key: str | None, step_timeout: float | None,
+                 generic_connectors: bool = False):
         import torch
         from ray.rllib.connectors.env_to_module import EnvToModulePipeline
         from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
@@ -37,7 +39,12 @@ class RllibConnectorsPath(InferencePath):
         self.relay = FeedRelay()
         self.env = make_guarded_vector_env(env_id, env_config, num_envs, self.relay, success_key, step_timeout)
         self.num_envs = num_envs
-        self.description = (f"RLModule + EnvToModule/ModuleToEnv pipelines from the checkpoint, {num_envs} envs, "
+        reason = "--generic-connectors" if generic_connectors else why_not_fusable(
+            self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space)
+        self.fused = None if reason else FusedPipelines(self.module, self.module_to_env, self.device)
+        mode = ("stock pipelines fused into batched calls" if self.fused
+                else f"pipelines run step by step ({reason})")
+        self.description = (f"RLModule + EnvToModule/ModuleToEnv from the checkpoint ({mode}), {num_envs} envs, "
                             f"one batched forward per step, {self.device}")
         self._t = 0
 
@@ -52,10 +59,43 @@ class RllibConnectorsPath(InferencePath):
                                   shared_data=shared_data, **batch)
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
+        self.relay.feed = feed
+        try:
+            (self._run_fused if self.fused is not None else self._run_generic)(feed, emit)
+        finally:
+            self.relay.feed = None
+
+    def _run_fused(self, feed: SeedFeed, emit: Emit) -> None:
+        """The env loop of SingleAgentEnvRunner with the stock pipelines' effect applied per batch."""
+        n = self.num_envs
+        returns, lengths = [0.0] * n, [0] * n
+        started, idle, resetting = [time.perf_counter()] * n, [False] * n, [False] * n
+        obs, infos = self.env.reset()
+        for i in range(n):
+            idle[i] = IDLE_KEY in infos[i]
+        while not all(idle) and not feed.cancelled:
+            _, actions_for_env = self.fused(obs, self.explore, self._t)
+            obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
+            self._t += n
+            now = time.perf_counter()
+            for i in range(n):
+                if IDLE_KEY in infos[i]:
+                    idle[i], resetting[i] = True, False
+                elif resetting[i]:  # the step after a done is the sub-env's reset (NEXT_STEP)
+                    resetting[i], idle[i] = False, False
+                    returns[i], lengths[i], started[i] = 0.0, 0, now
+                elif not idle[i]:
+                    returns[i] += float(rewards[i])
+                    lengths[i] += 1
+                    if terminateds[i] or truncateds[i]:
+                        emit(self._record_from(returns[i], lengths[i], infos[i], now - started[i]))
+                        resetting[i] = True
+
+    def _run_generic(self, feed: SeedFeed, emit: Emit) -> None:
+        """SingleAgentEnvRunner's env loop, with both connector pipelines called on every step."""
         import torch
         from ray.rllib.core.columns import Columns
 
-        self.relay.feed = feed
         n = self.num_envs
         episodes = [self._new_episode() for _ in range(n)]
         shared_data: dict[str, Any] = {}
@@ -106,16 +146,16 @@ class RllibConnectorsPath(InferencePath):
                                         infos=infos, terminateds=terminateds, truncateds=truncateds)
             for i in range(n):
                 if not idle[i] and episodes[i].is_done:
-                    emit(self._record(episodes[i], infos[i], time.perf_counter() - started[i]))
+                    episode = episodes[i]
+                    emit(self._record_from(float(episode.get_return()), len(episode), infos[i],
+                                           time.perf_counter() - started[i]))
                     episodes[i] = self._new_episode()
-        self.relay.feed = None
 
-    def _record(self, episode, last_info: dict[str, Any], wall_s: float) -> EpisodeRecord:
+    def _record_from(self, ret: float, length: int, last_info: dict[str, Any], wall_s: float) -> EpisodeRecord:
         reason = last_info.get(INVALID_KEY)
         return EpisodeRecord(path=self.name, seed=int(last_info[SEED_KEY]), block=int(last_info[BLOCK_KEY]),
-                             ret=float(episode.get_return()), length=len(episode),
-                             success=last_info.get(SUCCESS_KEY), invalid=reason is not None, reason=reason,
-                             wall_s=wall_s, explore=self.explore)
+                             ret=ret, length=length, success=last_info.get(SUCCESS_KEY),
+                             invalid=reason is not None, reason=reason, wall_s=wall_s, explore=self.explore)
 
     def close(self) -> None:
         self.env.close()

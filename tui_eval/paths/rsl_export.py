@@ -65,13 +65,13 @@ def _quiet_export() -> Iterator[None]:
 
 
 def _export(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, runner_checkpoint: Path, device: str,
-            filename: str) -> Path:
+            filename: str, cfg_label: str) -> Path:
     """Export the policy with rsl_rl's own exporter into the cache; reuse an earlier export."""
     folder = export_dir(checkpoint, cfg)
     target = folder / filename
     if target.is_file():
         return target
-    runner, _ = build_runner(env, cfg, runner_checkpoint, device)
+    runner, _ = build_runner(env, cfg, runner_checkpoint, device, cfg_label)
     staging = folder / f".staging-{os.getpid()}-{id(env)}"
     try:
         with _quiet_export():
@@ -98,7 +98,7 @@ class _ExportPath(RslLoopPath):
     filename: str
 
     def _setup(self, env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, runner_checkpoint: Path,
-               exported: Path | None, device: str) -> Path:
+               exported: Path | None, device: str, cfg_label: str) -> Path:
         self.env = env
         self.explore = False
         self.device = device
@@ -107,7 +107,7 @@ class _ExportPath(RslLoopPath):
         if exported is not None and exported.is_file():
             self.source = f"{exported} (next to the checkpoint)"
             return exported
-        path = _export(env, cfg, checkpoint, runner_checkpoint, device, self.filename)
+        path = _export(env, cfg, checkpoint, runner_checkpoint, device, self.filename, cfg_label)
         self.source = f"exported from the runner into {path}"
         return path
 
@@ -123,9 +123,9 @@ class RslJitPath(_ExportPath):
     filename = "policy.pt"
 
     def __init__(self, *, env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, runner_checkpoint: Path,
-                 exported: Path | None, device: str):
+                 exported: Path | None, device: str, cfg_label: str = "the agent cfg"):
         try:
-            path = self._setup(env, cfg, checkpoint, runner_checkpoint, exported, device)
+            path = self._setup(env, cfg, checkpoint, runner_checkpoint, exported, device, cfg_label)
             try:
                 with warnings.catch_warnings():  # torch 2.13 deprecates jit.load; deployments still use it
                     warnings.simplefilter("ignore")
@@ -161,14 +161,14 @@ class RslOnnxPath(_ExportPath):
     filename = "policy.onnx"
 
     def __init__(self, *, env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, runner_checkpoint: Path,
-                 exported: Path | None, device: str):
+                 exported: Path | None, device: str, cfg_label: str = "the agent cfg"):
         try:
             import onnxruntime as ort
         except ImportError:
             env.close()
             raise BadInput("the onnx path needs onnxruntime: pip install onnxruntime") from None
         try:
-            path = self._setup(env, cfg, checkpoint, runner_checkpoint, exported, device)
+            path = self._setup(env, cfg, checkpoint, runner_checkpoint, exported, device, cfg_label)
             options = ort.SessionOptions()
             options.intra_op_num_threads = 1
             options.log_severity_level = 3

@@ -61,7 +61,8 @@ def finalise_obs_groups(cfg: dict[str, Any], groups: list[str]) -> dict[str, Any
     return cfg
 
 
-def build_runner(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device: str):
+def build_runner(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device: str,
+                 cfg_label: str = "the agent cfg"):
     """OnPolicyRunner on `env` with `checkpoint` loaded strictly; BadInput when the cfg does not fit."""
     from rsl_rl.runners import OnPolicyRunner
 
@@ -74,13 +75,23 @@ def build_runner(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device:
     except BadInput:
         raise
     except Exception as exc:
-        raise BadInput(f"rsl_rl cannot build the runner from the agent cfg: {type(exc).__name__}: "
+        raise BadInput(f"rsl_rl cannot build the runner from {cfg_label}: {type(exc).__name__}: "
                        f"{str(exc).splitlines()[0][:200]}") from None
     try:
         runner.load(str(checkpoint), load_cfg=LOAD_CFG, strict=True, map_location=device)
     except RuntimeError as exc:
-        raise BadInput(summarise_load_error(exc)) from None
+        raise BadInput(summarise_load_error(exc, cfg_label, _failed_role(runner, checkpoint))) from None
     return runner, cfg
+
+
+def _failed_role(runner, checkpoint: Path) -> str:
+    """runner.load loads the actor, then the critic: which one did not fit?"""
+    try:
+        data = torch.load(str(checkpoint), map_location="cpu", weights_only=True)
+        runner.alg.get_policy().load_state_dict(data["actor_state_dict"], strict=True)
+    except Exception:
+        return "actor"
+    return "critic"
 
 
 class RslLoopPath(InferencePath):
@@ -97,14 +108,17 @@ class RslLoopPath(InferencePath):
         n = env.num_envs
         ret = np.zeros(n)
         length = np.zeros(n, dtype=np.int64)
+        # a --vecenv env may live on another device than the policy (--device): move as rsl_rl's runner does
+        policy_device = torch.device(getattr(self, "device", env.device))
+        move = policy_device != torch.device(env.device)
         obs = env.begin(feed.take)
         try:
             while env.busy and not feed.cancelled:
                 live = env.state == LIVE  # before the step
                 with torch.inference_mode():
-                    actions = self._act(obs)
-                obs, rewards, _dones, _extras = env.step(actions)
-                ret += np.where(live, rewards.detach().cpu().numpy(), 0.0)
+                    actions = self._act(obs.to(policy_device) if move else obs)
+                obs, rewards, _dones, _extras = env.step(actions.to(env.device) if move else actions)
+                ret += np.where(live, rewards.detach().reshape(-1).cpu().numpy(), 0.0)
                 length += live
                 for end in env.finished:
                     w = end.world
@@ -128,10 +142,10 @@ class RslRunnerPath(RslLoopPath):
     name = "runner"
 
     def __init__(self, *, env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device: str, explore: bool,
-                 checkpoint_note: str = ""):
+                 checkpoint_note: str = "", cfg_label: str = "the agent cfg"):
         self.env = env
         try:
-            self.runner, self.cfg = build_runner(env, cfg, checkpoint, device)
+            self.runner, self.cfg = build_runner(env, cfg, checkpoint, device, cfg_label)
         except BaseException:
             env.close()
             raise

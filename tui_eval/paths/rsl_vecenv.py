@@ -31,13 +31,15 @@ seed of the run's block is recorded as that episode's seed (worlds in index orde
 in the order they finish; several worlds finishing in the same step take seeds in world order). For a
 deterministic simulator seeded with `seed`, both paths then see the same episode under the same
 label. Per world, an episode is **invalid** when its observation, reward or the policy's action is
-non-finite (the world's next actions are zeroed and its observation rows zeroed so that the policy
-never sees NaN; its current episode is discarded until the env ends it), or when a step takes longer
-than `--step-timeout` (every episode in flight). When `step` raises, every episode in flight is
-invalid and the env is closed and rebuilt from the factory. Success: a per-world boolean tensor in
-`extras[success_key]` (or `extras["is_success"]` / `extras["success"]`) read for the worlds that
-finished; otherwise unknown (None). At `begin` after a first run, the env is reset with its
-`reset()` if it has one; without it, worlds join with their next episode.
+non-finite (non-finite values are replaced by 0 before the policy or the env sees them; the world's
+current episode is then discarded until the env ends it, or given up after the env's
+`max_episode_length` steps), or when a step takes longer than `--step-timeout` (every episode in
+flight). When `step` raises, every episode in flight is invalid and the env is closed and rebuilt from
+the factory (with the same arguments: from then on this path's labels no longer pair with another
+path's). Success: a per-world boolean tensor in `extras[success_key]` (or `extras["is_success"]` /
+`extras["success"]`), read for the worlds that finished; otherwise unknown (None). At `begin` after a
+first run, the env is reset with its `reset()` if it has one; without it, worlds join with their next
+episode.
 """
 
 from __future__ import annotations
@@ -294,7 +296,7 @@ class FactoryVecEnv(EvalVecEnv):
         self.state = np.full(n, IDLE, dtype=np.int8)
         self._seed = np.zeros(n, dtype=np.int64)
         self._block = np.zeros(n, dtype=np.int64)
-        self._steps = np.zeros(n, dtype=np.int64)
+        self._steps = np.zeros(n, dtype=np.int64)  # steps of the current episode (LIVE) or discarded ones
         self._t0 = np.zeros(n)
         self.finished = []
         self.rebuilds = 0
@@ -359,6 +361,7 @@ class FactoryVecEnv(EvalVecEnv):
                 self._label(i, now)
         else:  # cannot restart the worlds: each joins with its next episode
             self.state[:] = DISCARD
+            self._steps[:] = 0
         self._fresh = False
         return obs if isinstance(obs, TensorDict) else self.inner.get_observations()
 
@@ -382,7 +385,7 @@ class FactoryVecEnv(EvalVecEnv):
         if not bool(ok_action.all()):
             bad_action = ~ok_action.cpu().numpy()
             actions = torch.where(ok_action.unsqueeze(-1), actions, torch.zeros_like(actions))
-        self._steps += live
+        self._steps += self.state != IDLE
         started = time.perf_counter()
         try:
             obs, rew, dones, extras = self.inner.step(actions)
@@ -419,13 +422,27 @@ class FactoryVecEnv(EvalVecEnv):
             if reason[i] is not None and self.state[i] == LIVE:
                 self._finish(i, False, reason[i], now)
                 self.state[i] = DISCARD  # the env ends this episode when it will; it is not recorded
+                self._steps[i] = 0
         if done_np.any():
             for i in np.flatnonzero(done_np).tolist():
                 if self.state[i] == LIVE:
                     self._finish(i, self._success(extras, i), None, now)
                 if self.state[i] != IDLE:
                     self._label(i, now)
+        # a discarded episode that the env never ends (a world stuck in NaN without a time limit) must not keep
+        # the run alive: past the env's max_episode_length, give the world up
+        stuck = (self.state == DISCARD) & (self._steps > self._max_steps)
+        if stuck.any():
+            self.state[stuck] = IDLE
         return obs, rew, dones, extras
+
+    @property
+    def _max_steps(self) -> int:
+        limit = getattr(self.inner, "max_episode_length", None)
+        try:
+            return int(limit.max()) if isinstance(limit, torch.Tensor) else int(limit)
+        except (TypeError, ValueError):
+            return 10**9
 
     def _rebuild(self, error: str) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
         """`step` raised: every episode in flight is invalid; close the env and build a fresh one."""

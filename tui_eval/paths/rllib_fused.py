@@ -1,0 +1,82 @@
+"""RLlib's stock connector pipelines, applied to the whole batch at once.
+
+RLlib's default EnvToModule and ModuleToEnv pipelines run generic per-item code on every step (tree
+walks, deep copies, one unsquash call per env); for a small policy they cost several times the env
+step and the forward pass together. When a checkpoint's pipelines hold only the stock pieces and the
+module is stateless, their combined effect is a handful of batched calls to the same RLlib functions
+the pieces use: `convert_to_torch_tensor`, the module's action distribution (`from_logits`,
+`to_deterministic`, `sample`), `convert_to_numpy`, `unsquash_action` / `clip_action`. Anything else
+(a custom or stateful connector, a recurrent module, structured observations) runs the generic
+pipelines step by step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+STOCK_ENV_TO_MODULE = {
+    "AddObservationsFromEpisodesToBatch", "AddTimeDimToBatchAndZeroPad", "AddStatesFromEpisodesToBatch",
+    "BatchIndividualItems", "NumpyToTensor",
+}
+STOCK_MODULE_TO_ENV = {
+    "GetActions", "TensorToNumpy", "UnBatchToIndividualItems", "RemoveSingleTsTimeRankFromBatch",
+    "NormalizeAndClipActions", "ListifyDataForVectorEnv",
+}
+
+
+def why_not_fusable(env_to_module, module_to_env, module, observation_space) -> str | None:
+    """None when the pipelines can be fused; else a short reason for running them generically."""
+    import gymnasium as gym
+
+    for pipeline, stock in ((env_to_module, STOCK_ENV_TO_MODULE), (module_to_env, STOCK_MODULE_TO_ENV)):
+        for connector in pipeline.connectors:
+            if type(connector).__name__ not in stock:
+                return f"non-stock connector {type(connector).__name__}"
+    if module.is_stateful():
+        return "recurrent module"
+    if not isinstance(observation_space, gym.spaces.Box):
+        return f"{type(observation_space).__name__} observations"
+    return None
+
+
+class FusedPipelines:
+    """obs batch -> (actions as the module sampled them, actions for the env), as the stock pipelines do."""
+
+    def __init__(self, module, module_to_env, device):
+        from ray.rllib.utils.spaces.space_utils import get_base_struct_from_space
+
+        self.module = module
+        self.device = device
+        normalize = [c for c in module_to_env.connectors if type(c).__name__ == "NormalizeAndClipActions"]
+        self.normalize_actions = bool(normalize and normalize[0].normalize_actions)
+        self.clip_actions = bool(normalize and normalize[0].clip_actions)
+        self.action_struct = None
+        if normalize:  # the action space as that connector sees it, as it computes it
+            self.action_struct = normalize[0]._action_space_struct or get_base_struct_from_space(
+                normalize[0].input_action_space)
+        self._dist = {True: module.get_exploration_action_dist_cls(), False: module.get_inference_action_dist_cls()}
+
+    def __call__(self, obs: np.ndarray, explore: bool, t: int) -> tuple[Any, Any]:
+        import torch
+        from ray.rllib.core.columns import Columns
+        from ray.rllib.utils.numpy import convert_to_numpy
+        from ray.rllib.utils.spaces.space_utils import clip_action, unsquash_action
+        from ray.rllib.utils.torch_utils import convert_to_torch_tensor
+
+        batch = {Columns.OBS: convert_to_torch_tensor(obs, device=self.device)}  # NumpyToTensor
+        with torch.no_grad():
+            out = (self.module._forward_exploration(batch, t=t) if explore
+                   else self.module._forward_inference(batch))
+            if Columns.ACTIONS in out:  # GetActions: a module that picks actions itself
+                actions = out[Columns.ACTIONS]
+            else:
+                dist = self._dist[explore].from_logits(out[Columns.ACTION_DIST_INPUTS])
+                actions = (dist if explore else dist.to_deterministic()).sample()
+        actions = convert_to_numpy(actions)  # TensorToNumpy
+        if self.action_struct is not None and self.normalize_actions:  # NormalizeAndClipActions
+            return actions, unsquash_action(actions, self.action_struct)
+        if self.action_struct is not None and self.clip_actions:
+            return actions, clip_action(actions, self.action_struct)
+        return actions, actions
