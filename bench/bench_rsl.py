@@ -67,6 +67,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
+    from tui_eval.session import share_cpu_threads
+
+    share_cpu_threads(paths=2)  # as in a run of two paths; the same for every contender
     checkpoint = sorted((ROOT / "assets" / "rsl_pointgoal").glob("model_*.pt"))[-1]
     kind = RslRlKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=args.num_envs))
     runner = kind.build_path("runner", False)

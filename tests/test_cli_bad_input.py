@@ -104,7 +104,7 @@ def test_broken_checkpoints(broken_checkpoints, name, needles, run_dir, capsys):
     ([CARTPOLE, "--headless", "--env-config", "{nope"], ["not valid JSON"]),
     ([CARTPOLE, "--headless", "--module", "ghost"], ["not in the checkpoint", "default_policy"]),
     ([CARTPOLE, "--headless", "--episodes", "many"], ["invalid int value"]),
-    (["demo", "somewhere"], ["demo takes no checkpoint"]),
+    (["demo", "somewhere"], ["unknown demo 'somewhere'", "rllib or rsl_rl"]),
 ])
 def test_bad_options(args, needles, run_dir, capsys):
     assert_one_line_error(in_process(capsys, *args), *needles)

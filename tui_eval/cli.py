@@ -12,7 +12,7 @@ from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
 EXIT_BAD_INPUT = 2
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
-DEMO_CHECKPOINT = ASSETS / "ppo_cartpole"
+DEMOS = {"rllib": ASSETS / "ppo_cartpole", "rsl_rl": ASSETS / "rsl_pointgoal" / "model_39.pt"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -136,7 +136,7 @@ def _quiet_libraries() -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
-def run(argv: list[str], *, demo: bool = False) -> int:
+def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     spec = spec_from_args(args)
     _quiet_libraries()
@@ -167,10 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] == "demo":
-            rest = argv[1:]
+            rest, which = argv[1:], "rllib"
             if rest and not rest[0].startswith("-"):
-                raise BadInput(f"demo takes no checkpoint (got {rest[0]!r}); use tui-eval CHECKPOINT instead")
-            return run([str(DEMO_CHECKPOINT), *rest], demo=True)
+                which, rest = rest[0], rest[1:]
+                if which not in DEMOS:
+                    raise BadInput(f"unknown demo {which!r}; choose {' or '.join(DEMOS)} "
+                                   "(or run tui-eval CHECKPOINT on your own checkpoint)")
+            return run([str(DEMOS[which]), *rest])
         if argv and argv[0] == "ls":
             from tui_eval.runs import list_runs
 

@@ -77,28 +77,41 @@ def plan_run(spec: RunSpec) -> Plan:
         while log_path.exists():
             n += 1
             log_path = RUNS_DIR / f"{stamp}-{kind.checkpoint.name}-{n}.sqlite"
-    facts = {"checkpoint": str(kind.checkpoint), "kind": kind.name, **kind.describe()}
+    facts = {"checkpoint": str(kind.checkpoint), "kind": kind.name, **kind.describe(),
+             "torch threads": cpu_threads(len(paths), spec.device)[1]}
     return Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts)
 
 
-def share_cpu_threads(paths: int) -> int:
-    """Give each concurrently running path its share of the cores for torch's intra-op pool.
+def cpu_threads(paths: int, device: str) -> tuple[int | None, str]:
+    """torch's intra-op threads for this run, and a line saying why.
 
     Policies evaluated here are small and the paths already run in parallel; torch's default (one
-    thread per core, per path) oversubscribes the machine and its spinning threads slow every forward
-    pass several-fold.
+    thread per core, per path) oversubscribes the machine and its spinning threads slow every
+    forward pass several-fold (seen: a 64x64 Linear at 7 ms with 2 threads, 0.1 ms with 1, on a busy
+    2-core machine). TUI_EVAL_TORCH_THREADS=N overrides.
     """
-    import torch
-
+    wanted = os.environ.get("TUI_EVAL_TORCH_THREADS", "")
+    if wanted.isdigit() and int(wanted) > 0:
+        return int(wanted), f"{wanted} (TUI_EVAL_TORCH_THREADS)"
+    if not device.startswith("cpu"):
+        return None, "torch's default (policy on GPU)"
     threads = max(1, (os.cpu_count() or 1) // max(1, paths))
-    torch.set_num_threads(threads)
-    return threads
+    return threads, f"{threads} per path ({os.cpu_count()} cores shared by {paths} paths; TUI_EVAL_TORCH_THREADS=N to change)"
+
+
+def share_cpu_threads(paths: int, device: str = "cpu") -> None:
+    """Apply `cpu_threads` to torch."""
+    threads, _ = cpu_threads(paths, device)
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
 
 
 def start_engine(plan: Plan, on_loaded: Callable[[str, float], None] | None = None) -> Engine:
     """Load every path (heavy: restores policies, may start ray) and return an engine, not yet started."""
     spec = plan.spec
-    share_cpu_threads(len(plan.paths))
+    share_cpu_threads(len(plan.paths), spec.device)
     log = RunLog(plan.log_path)
     log.set_meta(
         spec=spec.to_json(), checkpoint=str(plan.kind.checkpoint), kind=plan.kind.name, env=plan.kind.env_id,

@@ -421,23 +421,6 @@ def _describe_model(block: dict[str, Any]) -> str:
             f"{'on' if block.get('obs_normalization') else 'off'}, {out}")
 
 
-def _limit_torch_threads(device: str) -> int:
-    """One intra-op thread for CPU inference, unless `TUI_EVAL_TORCH_THREADS` says otherwise.
-
-    An rsl_rl policy forward is a few small matmuls per step; with torch's default (a thread per core)
-    the paths' worker threads and the thread pools fight over the cores: on a busy 2-core machine a
-    64×64 Linear took 7 ms with 2 threads and 0.1 ms with 1.
-    """
-    import torch
-
-    wanted = os.environ.get("TUI_EVAL_TORCH_THREADS")
-    if wanted and wanted.isdigit() and int(wanted) > 0:
-        torch.set_num_threads(int(wanted))
-    elif str(device).startswith("cpu") and torch.get_num_threads() != 1:
-        torch.set_num_threads(1)
-    return torch.get_num_threads()
-
-
 class RslRlKind(CheckpointKind):
     name = "rsl_rl"
     path_names = ("runner", "jit", "onnx")
@@ -645,13 +628,12 @@ class RslRlKind(CheckpointKind):
             actor += f" (activation: {self.activation_source})"
         facts = {
             "algorithm": f"{self.cfg['algorithm'].get('class_name', 'PPO')} (rsl-rl-lib {lib})",
-            "checkpoint": f"{self.layout}, iteration {self.iteration}",
+            "format": f"{self.layout}, iteration {self.iteration}",
             "config": self.cfg_source,
             "actor": actor,
             "env": (self.env_id or "?") + (f" {json.dumps(self.env_config)}" if self.env_config else "")
             + (f" via --vecenv {self.vecenv}" if self.vecenv else " (Gymnasium, one seed per world's episode)"),
             "explore": "off: rsl_rl's inference policy is the deterministic mean",
-            "torch threads": self._threads_note(),
             "exported": ("exported/policy.pt next to the checkpoint" if self.exported_jit.is_file()
                          else "none next to the checkpoint: the jit path exports from the runner"),
         }
@@ -661,14 +643,6 @@ class RslRlKind(CheckpointKind):
         if self.notes:
             facts["notes"] = "; ".join(self.notes)
         return facts
-
-    def _threads_note(self) -> str:
-        wanted = os.environ.get("TUI_EVAL_TORCH_THREADS")
-        if wanted:
-            return f"{wanted} (TUI_EVAL_TORCH_THREADS)"
-        if str(self.spec.device).startswith("cpu"):
-            return "1 (CPU inference of a small policy; TUI_EVAL_TORCH_THREADS=N to change)"
-        return "torch's default"
 
     def default_seeds(self, episodes: int | None) -> tuple[SeedBlock, str]:
         seed = (self.raw_cfg or {}).get("seed")
@@ -684,7 +658,6 @@ class RslRlKind(CheckpointKind):
         return False  # get_inference_policy() and the exports give the deterministic mean
 
     def build_path(self, name: str, explore: bool) -> InferencePath:
-        _limit_torch_threads(self.spec.device)
         if name not in self.path_names:
             raise BadInput(f"path {name!r} is not an rsl_rl path; choose from: {', '.join(self.path_names)}")
         if explore and name != "runner":
