@@ -175,7 +175,7 @@ def test_pre_4_checkpoint_is_mapped_and_runs(tmp_path, monkeypatch):
             path.close()
         if name == "old":
             facts = kind.describe()
-            assert "model_state_dict" in facts["checkpoint"] and "unknown_key" in facts["notes"]
+            assert "model_state_dict" in facts["format"] and "unknown_key" in facts["notes"]
             assert "mapped" in path.description
     assert results["old"] == results["new"]
 

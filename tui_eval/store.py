@@ -84,12 +84,28 @@ class RunLog:
     def records(self, *, after_id: int = 0) -> list[EpisodeRecord]:
         return [rec for _, rec in self.records_with_ids(after_id=after_id)]
 
-    def records_with_ids(self, *, after_id: int = 0) -> Iterator[tuple[int, EpisodeRecord]]:
+    def records_with_ids(self, *, after_id: int = 0, limit: int | None = None) -> Iterator[tuple[int, EpisodeRecord]]:
+        """Records after `after_id` in log order, with their ids; at most `limit` (a reader's chunk) when given."""
         with self._lock:
             rows = self._db.execute(
-                f"SELECT id, {_COLUMNS} FROM episodes WHERE id > ? ORDER BY id", (after_id,)
+                f"SELECT id, {_COLUMNS} FROM episodes WHERE id > ? ORDER BY id LIMIT ?",
+                (after_id, -1 if limit is None else int(limit)),
             ).fetchall()
         return iter([(row[0], _from_row(row[1:])) for row in rows])
+
+    def records_for_seed(self, seed: int, block: int | None = None) -> list[EpisodeRecord]:
+        """Every path's records of one seed (of one block when given), in log order."""
+        query, args = f"SELECT {_COLUMNS} FROM episodes WHERE seed = ?", [seed]
+        if block is not None:
+            query, args = query + " AND block = ?", [seed, block]
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY id", args).fetchall()
+        return [_from_row(row) for row in rows]
+
+    def last_id(self) -> int:
+        """The id of the newest record (0 when none): a reader's snapshot point."""
+        with self._lock:
+            return self._db.execute("SELECT COALESCE(MAX(id), 0) FROM episodes").fetchone()[0]
 
     def count(self) -> int:
         with self._lock:
