@@ -40,6 +40,15 @@ def _load_pickle(file: Path) -> Any:
                        "truncated or corrupt, or from another ray version; use a complete ray 2.60 checkpoint") from None
 
 
+def _quiet_ray_logs() -> None:
+    """RLlib logs deprecation and new-API-stack notices at WARNING on every build; they are not the
+    user's problem here. Ray sets its loggers up on import, so this runs after that."""
+    import logging
+
+    for name in ("ray", "ray.rllib", "ray.tune"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
 class RllibKind(CheckpointKind):
     name = "rllib"
     path_names = ("evaluate", "connectors")
@@ -57,7 +66,8 @@ class RllibKind(CheckpointKind):
         if self.checkpoint != path:
             self.resolved_note = f"using the newest of {len(found)} checkpoint(s) under {path}: {self.checkpoint}"
         self.meta = self._read_marker()
-        ctor = _load_pickle(self.checkpoint / "class_and_ctor_args.pkl")
+        ctor = _load_pickle(self.checkpoint / "class_and_ctor_args.pkl")  # imports ray.rllib
+        _quiet_ray_logs()
         try:
             self.algo_class = ctor["class"]
             args, kwargs = ctor["ctor_args_and_kwargs"]

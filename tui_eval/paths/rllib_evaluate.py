@@ -97,7 +97,7 @@ class RllibEvaluatePath(InferencePath):
                 "token": self.token, "env_id": env_id, "env_config": env_config,
                 "success_key": success_key, "step_timeout": step_timeout}})
             # Training runners are not used; keep the local one small.
-            .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
+            .env_runners(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_env_runner=gpus)
             .learners(num_learners=0, num_gpus_per_learner=gpus)
             .evaluation(evaluation_interval=1, evaluation_num_env_runners=0,
                         evaluation_duration=self.batch_size, evaluation_duration_unit="episodes",
