@@ -5,6 +5,8 @@ They are real CartPole envs whose world blows up on chosen seeds: the only way t
 
 from __future__ import annotations
 
+import threading
+
 import gymnasium as gym
 import numpy as np
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
@@ -46,6 +48,25 @@ class RaisingCartPole(CartPoleEnv):
         return super().step(action)
 
 
-for _name, _cls in (("NanCartPole-v0", NanCartPole), ("RaisingCartPole-v0", RaisingCartPole)):
+#: set by tests at teardown so that frozen steps finally return and their threads end
+RELEASE_FROZEN = threading.Event()
+
+
+class FreezingCartPole(CartPoleEnv):
+    """On a breaking seed, step BREAK_AT_STEP never returns (a simulator that hangs)."""
+
+    def reset(self, *, seed=None, options=None):
+        self._breaks, self._t = breaks(seed), 0
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        self._t += 1
+        if self._breaks and self._t == BREAK_AT_STEP:
+            RELEASE_FROZEN.wait(600)
+        return super().step(action)
+
+
+for _name, _cls in (("NanCartPole-v0", NanCartPole), ("RaisingCartPole-v0", RaisingCartPole),
+                    ("FreezingCartPole-v0", FreezingCartPole)):
     if _name not in gym.registry:
         gym.register(_name, entry_point=_cls, max_episode_steps=500)

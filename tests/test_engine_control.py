@@ -85,3 +85,28 @@ def test_a_dead_worker_is_restarted_and_its_episodes_in_flight_are_invalid(tmp_p
     failures = [e for e in events if isinstance(e, PathFailed)]
     assert len(failures) == 1 and not failures[0].gave_up
     assert sum(isinstance(e, EpisodeFinished) for e in events) == 6
+
+
+def test_a_step_that_never_returns_makes_an_invalid_episode_and_a_fresh_path(tmp_path):
+    import fault_envs
+
+    engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--num-envs", "1", "--episodes", "5",
+                                   "--seeds", "300:305", "--env", "fault_envs:FreezingCartPole-v0",
+                                   "--step-timeout", "1", log=tmp_path / "run.sqlite"))
+    events = []
+    engine.subscribe(events.append)
+    first_path = engine.paths["connectors"]
+    try:
+        engine.start()
+        assert engine.wait(90), "the run hung on the frozen world"
+    finally:
+        fault_envs.RELEASE_FROZEN.set()  # let the abandoned thread finish
+        engine.close()
+    records = engine.log.records()
+    assert sorted(r.seed for r in records) == [300, 301, 302, 303, 304]
+    frozen = sorted(r.seed for r in records if r.invalid)
+    assert frozen == [300, 303]
+    assert all("did not return within --step-timeout 1s" in r.reason for r in records if r.invalid)
+    assert engine.paths["connectors"] is not first_path  # rebuilt
+    failures = [e for e in events if isinstance(e, PathFailed)]
+    assert len(failures) == 2 and all("restarted" in f.message for f in failures)

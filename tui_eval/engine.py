@@ -62,8 +62,12 @@ class Engine:
         episodes: int | None = None,
         return_bounds: tuple[float, float] | None = None,
         equivalence_margin: float | None = None,
+        step_timeout: float | None = None,
+        rebuild: Callable[[str, bool], InferencePath] | None = None,
     ):
         self.paths = {p.name: p for p in paths}
+        self.step_timeout = step_timeout
+        self._rebuild = rebuild  # (name, explore) -> a freshly loaded path, to replace one whose env froze
         self.log = log
         self.episodes = episodes
         self._return_bounds = return_bounds
@@ -79,7 +83,11 @@ class Engine:
         self._paused = False
         self._stopping = False
         self._threads: dict[str, threading.Thread] = {}
-        self._workers_finished = 0
+        self._worker_ident: dict[str, int | None] = {n: None for n in self.paths}
+        self._generation = {n: 0 for n in self.paths}  # bumped when a frozen worker is abandoned
+        self._restarts = {n: 0 for n in self.paths}
+        self._finished: set[str] = set()
+        self._all_done = threading.Event()
         self._path_done_at: dict[str, float] = {}
         self._subscribers: list[Subscriber] = []
         self.errors: list[PathFailed] = []
@@ -121,10 +129,17 @@ class Engine:
     def start(self) -> None:
         self._t_start = time.monotonic()
         for name in self.paths:
-            thread = threading.Thread(target=self._work, args=(name,), name=f"path-{name}", daemon=True)
-            self._threads[name] = thread
-            thread.start()
+            self._start_worker(name)
+        if self.step_timeout is not None:
+            threading.Thread(target=self._watch_for_frozen_steps, name="watchdog", daemon=True).start()
         self._publish(StateChanged("running"))
+
+    def _start_worker(self, name: str) -> None:
+        generation = self._generation[name]
+        thread = threading.Thread(target=self._work, args=(name, generation), name=f"path-{name}-{generation}",
+                                  daemon=True)
+        self._threads[name] = thread
+        thread.start()
 
     def pause(self) -> None:
         """Start no new episode; episodes in flight finish and are recorded."""
@@ -184,11 +199,8 @@ class Engine:
         self._publish(StateChanged("stopping"))
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until every path worker ended; True when they all did."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        for thread in self._threads.values():
-            thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        return all(not t.is_alive() for t in self._threads.values())
+        """Block until every path finished; True when they all did."""
+        return self._all_done.wait(timeout)
 
     def close(self) -> None:
         for path in self.paths.values():
@@ -251,11 +263,16 @@ class Engine:
                 self.block_stats.add(rec)
         self._publish(EpisodeFinished(rec))
 
-    def _work(self, name: str) -> None:
+    def _work(self, name: str, generation: int) -> None:
         path = self.paths[name]
         feed = _Feed(self, name)
-        restarts = 0
-        while True:
+        self._worker_ident[name] = threading.get_ident()
+
+        def emit(rec: EpisodeRecord) -> None:
+            if self._generation[name] == generation:  # an abandoned (frozen) worker records nothing
+                self._emit(rec)
+
+        while self._generation[name] == generation:
             with self._lock:
                 while self._paused and not self._stopping:
                     self._wake.wait()
@@ -266,25 +283,67 @@ class Engine:
                 if self._exhausted(name):
                     break
             try:
-                path.run(feed, self._emit)
+                path.run(feed, emit)
             except Exception as exc:  # a dead worker is restarted, its episodes in flight become invalid
-                restarts += 1
+                if self._generation[name] != generation:
+                    return
                 message = f"{type(exc).__name__}: {exc}"
-                self._abandon_in_flight(name, path, f"worker failed: {message}")
-                failure = PathFailed(name, message, restarts, gave_up=restarts > MAX_RESTARTS)
-                self.errors.append(failure)
-                self._publish(failure)
-                if failure.gave_up:
+                if self._fail(name, path, message, f"worker failed: {message}"):
                     break
+        if self._generation[name] == generation:
+            self._finish(name)
+
+    def _fail(self, name: str, path: InferencePath, message: str, reason: str) -> bool:
+        """Record a path failure and its lost episodes; True when the path is given up."""
+        self._restarts[name] += 1
+        self._abandon_in_flight(name, path, reason)
+        failure = PathFailed(name, message, self._restarts[name], gave_up=self._restarts[name] > MAX_RESTARTS)
+        self.errors.append(failure)
+        self._publish(failure)
+        return failure.gave_up
+
+    def _finish(self, name: str) -> None:
         self._path_done_at[name] = time.monotonic()
         self._publish(PathFinished(name))
         with self._lock:
-            self._workers_finished += 1
-            done = self._workers_finished == len(self.paths)
+            self._finished.add(name)
+            done = len(self._finished) == len(self.paths)
             if done:
                 self._done_at = time.monotonic()
         if done:
+            self._all_done.set()
             self._publish(StateChanged("done"))
+
+    # ------------------------------------------------------------------ frozen worlds
+    def _watch_for_frozen_steps(self) -> None:
+        """A step that never returns cannot be interrupted; abandon its worker and start a fresh path."""
+        from tui_eval.envs import STEPPING
+
+        while not self._all_done.is_set() and not self._stopping:
+            time.sleep(min(0.25, self.step_timeout / 4))
+            for name in list(self.paths):
+                ident = self._worker_ident.get(name)
+                started = STEPPING.get(ident) if ident is not None else None
+                if started is not None and time.perf_counter() - started > self.step_timeout:
+                    self._replace_frozen(name)
+
+    def _replace_frozen(self, name: str) -> None:
+        frozen = self.paths[name]
+        with self._lock:
+            self._generation[name] += 1
+            self._worker_ident[name] = None
+        reason = f"a step did not return within --step-timeout {self.step_timeout:g}s (world frozen)"
+        gave_up = self._fail(name, frozen, f"{reason}; the path is restarted", reason)
+        if gave_up or self._rebuild is None or self._stopping:
+            self._finish(name)
+            return
+        try:
+            self.paths[name] = self._rebuild(name, frozen.explore)
+        except Exception as exc:
+            self._fail(name, frozen, f"could not restart: {type(exc).__name__}: {exc}", reason)
+            self._finish(name)
+            return
+        self._start_worker(name)
 
     def _abandon_in_flight(self, name: str, path: InferencePath, reason: str) -> None:
         with self._lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import threading
 import time
 from typing import Any, Callable
 
@@ -19,6 +20,10 @@ SUCCESS_KEY = "tui_eval_success"
 IDLE_KEY = "tui_eval_idle"
 
 SUCCESS_CONVENTIONS = ("is_success", "success")
+
+#: thread id -> time.perf_counter() at the start of an env step still in progress in that thread.
+#: A step can hang forever inside a simulator; the engine's watchdog reads this to notice it.
+STEPPING: dict[int, float] = {}
 
 SeedSource = Callable[[], "tuple[int, int] | None"]
 _INTEGER_TYPES = (int, np.int64, np.int32)  # discrete actions: always finite
@@ -127,10 +132,13 @@ class GuardedEnv(gym.Wrapper):
         if type(action) not in _INTEGER_TYPES and not all_finite(action):
             return self._invalid(f"non-finite action at step {self._steps}")
         started = time.perf_counter()
+        STEPPING[threading.get_ident()] = started  # seen by the engine's watchdog if the step never returns
         try:
             obs, reward, terminated, truncated, info = self.env.step(action)
         except Exception as exc:
             return self._invalid(f"env raised at step {self._steps}: {type(exc).__name__}: {exc}")
+        finally:
+            STEPPING.pop(threading.get_ident(), None)
         took = time.perf_counter() - started
         if self.step_timeout is not None and took > self.step_timeout:
             return self._invalid(f"step {self._steps} took {took:.1f}s > --step-timeout {self.step_timeout:g}s")

@@ -134,4 +134,5 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], None] | None = No
     log.set_meta(descriptions={p.name: p.description for p in built}, status="running")
     bounds = spec.return_bounds or plan.kind.default_return_bounds()
     return Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
-                  equivalence_margin=spec.equivalence_margin)
+                  equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
+                  rebuild=plan.kind.build_path)

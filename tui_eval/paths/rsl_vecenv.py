@@ -47,6 +47,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -57,7 +58,7 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from tui_eval.envs import (BLOCK_KEY, INVALID_KEY, SEED_KEY, SUCCESS_CONVENTIONS, SUCCESS_KEY, GuardedEnv,
+from tui_eval.envs import (BLOCK_KEY, INVALID_KEY, SEED_KEY, STEPPING, SUCCESS_CONVENTIONS, SUCCESS_KEY, GuardedEnv,
                            check_env_id, import_registrations)
 from tui_eval.spec import BadInput
 
@@ -387,10 +388,13 @@ class FactoryVecEnv(EvalVecEnv):
             actions = torch.where(ok_action.unsqueeze(-1), actions, torch.zeros_like(actions))
         self._steps += self.state != IDLE
         started = time.perf_counter()
+        STEPPING[threading.get_ident()] = started  # the engine's watchdog notices a step that never returns
         try:
             obs, rew, dones, extras = self.inner.step(actions)
         except Exception as exc:
             return self._rebuild(f"{type(exc).__name__}: {exc}")
+        finally:
+            STEPPING.pop(threading.get_ident(), None)
         now = time.perf_counter()
         reason: list[str | None] = [None] * n
         if bad_action is not None:
