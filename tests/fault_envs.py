@@ -19,12 +19,16 @@ def breaks(seed: int | None) -> bool:
     return seed is not None and seed % 3 == 0
 
 
-class NanCartPole(CartPoleEnv):
-    """On a breaking seed, the observation turns NaN at step BREAK_AT_STEP."""
+class _BreaksOnSomeSeeds(CartPoleEnv):
+    """Remembers at reset whether this episode's seed breaks."""
 
     def reset(self, *, seed=None, options=None):
         self._breaks, self._t = breaks(seed), 0
         return super().reset(seed=seed, options=options)
+
+
+class NanCartPole(_BreaksOnSomeSeeds):
+    """On a breaking seed, the observation turns NaN at step BREAK_AT_STEP."""
 
     def step(self, action):
         obs, reward, terminated, truncated, info = super().step(action)
@@ -34,12 +38,8 @@ class NanCartPole(CartPoleEnv):
         return obs, reward, terminated, truncated, info
 
 
-class RaisingCartPole(CartPoleEnv):
+class RaisingCartPole(_BreaksOnSomeSeeds):
     """On a breaking seed, step BREAK_AT_STEP raises (a simulator crash)."""
-
-    def reset(self, *, seed=None, options=None):
-        self._breaks, self._t = breaks(seed), 0
-        return super().reset(seed=seed, options=options)
 
     def step(self, action):
         self._t += 1
@@ -52,12 +52,8 @@ class RaisingCartPole(CartPoleEnv):
 RELEASE_FROZEN = threading.Event()
 
 
-class FreezingCartPole(CartPoleEnv):
+class FreezingCartPole(_BreaksOnSomeSeeds):
     """On a breaking seed, step BREAK_AT_STEP never returns (a simulator that hangs)."""
-
-    def reset(self, *, seed=None, options=None):
-        self._breaks, self._t = breaks(seed), 0
-        return super().reset(seed=seed, options=options)
 
     def step(self, action):
         self._t += 1
