@@ -79,6 +79,7 @@ def plan_run(spec: RunSpec) -> Plan:
             log_path = RUNS_DIR / f"{stamp}-{kind.checkpoint.name}-{n}.sqlite"
     facts = {"checkpoint": str(kind.checkpoint), "kind": kind.name, **kind.describe(),
              "torch threads": cpu_threads(len(paths), spec.device)[1]}
+    kind.prepare_process(paths)
     return Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts)
 
 

@@ -48,6 +48,9 @@ class CheckpointKind(ABC):
     def build_path(self, name: str, explore: bool) -> InferencePath:
         """Load and return the named path (heavy: restores the policy)."""
 
+    def prepare_process(self, paths: list[str]) -> None:
+        """Process-wide set-up the named paths need, done before any UI takes over stdin/stdout."""
+
     def default_return_bounds(self) -> tuple[float, float] | None:
         """Known bounds on an episode's return, if the env declares them."""
         return None

@@ -165,6 +165,14 @@ class RllibKind(CheckpointKind):
         # RLlib's inference example calls forward_inference and the connectors with explore=False.
         return False
 
+    def prepare_process(self, paths: list[str]) -> None:
+        # ray.init enables faulthandler on sys.stderr, which needs a real file descriptor: start ray
+        # before a Textual app replaces stderr.
+        if "evaluate" in paths:
+            from tui_eval.paths.rllib_evaluate import ensure_ray
+
+            ensure_ray()
+
     def build_path(self, name: str, explore: bool) -> InferencePath:
         common = dict(checkpoint=self.checkpoint, module_id=self.module_id, env_id=self.env_id,
                       env_config=self.env_config, num_envs=self.spec.num_envs, device=self.spec.device,

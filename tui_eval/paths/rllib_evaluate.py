@@ -67,7 +67,7 @@ def log_episode(*, episode, metrics_logger, **kwargs) -> None:
     metrics_logger.log_value(METRIC, item, reduce="item_series")
 
 
-def _ensure_ray() -> None:
+def ensure_ray() -> None:
     import ray
 
     if not ray.is_initialized():
@@ -84,7 +84,7 @@ class RllibEvaluatePath(InferencePath):
         from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
         from ray.tune.registry import register_env
 
-        _ensure_ray()
+        ensure_ray()
         register_env(GUARDED_ENV, guarded_env_creator)
         self.explore = explore
         self.token = uuid.uuid4().hex
