@@ -212,10 +212,6 @@ algorithm: {class_name: PPO, learning_rate: 0.001, symmetry_cfg: null, lidar_pre
     build(cfg["actor"])  # rsl_rl accepts the mapped block
 
 
-cli = pytest.mark.skipif(not (ROOT / "tui_eval" / "cli.py").is_file(), reason="no CLI yet")
-
-
-@cli
 def test_cli_exit_codes(tmp_path):
     env = dict(os.environ, TUI_EVAL_CACHE=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
     not_ckpt = tmp_path / "model_1.pt"
