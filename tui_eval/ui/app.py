@@ -1,0 +1,560 @@
+"""The live monitor: a Textual view over engine events (`run_app`) or over a run log (`run_viewer`).
+
+Shape (after bloomberg/memray's live view): the engine's worker threads only append to a bounded,
+thread-safe `Inbox`; a `set_interval` timer drains it at ≤ 10 Hz and updates every widget inside one
+`batch_update()`. Statistics are the engine's own running ones (summaries at ≤ 4 Hz), the episode log
+and the sparklines are ring buffers, so memory stays flat however long the run. Nothing slow runs on
+the event loop: loading the policies, exports and log look-ups run in daemon threads that post
+messages back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer
+
+from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, StateChanged
+from tui_eval.spec import BadInput
+
+from . import messages as msg
+from .export import export_run
+from .inbox import Inbox
+from .source import FACT_KEYS, LiveSource, LogSource
+from .widgets import (ComparisonTable, EpisodeLog, ExploreScreen, HelpScreen, Histograms, LogHeader,
+                      RunHeader, SeedDetail, Sparklines, StatusLine, VerdictBar)
+from .widgets.comparison_table import TableData
+from .widgets.episode_log import Filter
+from .widgets.run_header import HeaderInfo
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 2, 130
+REFRESH_HZ = 10.0  # inbox drain, log, sparklines, header
+STATS_INTERVAL = 0.25  # summaries (intervals, IQM bootstrap, verdict) at most this often
+LOG_ROWS = 500
+
+
+class Panel(Vertical, can_focus=True):
+    """A titled section; `tab` moves between them."""
+
+    DEFAULT_CSS = """
+    Panel { height: auto; }
+    """
+
+
+class EvalApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "tui-eval"
+    ENABLE_COMMAND_PALETTE = False
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+    BINDINGS = [
+        Binding("space,p", "toggle_pause", "pause/resume"),
+        Binding("r", "resample", "resample"),
+        Binding("b", "toggle_view", "block/all"),
+        Binding("x", "explore", "explore"),
+        Binding("e", "export", "export"),
+        Binding("f", "filter_path", "filter path", show=False),
+        Binding("i", "filter_invalid", "invalid only", show=False),
+        Binding("h", "toggle_histograms", "histograms", show=False),
+        Binding("escape", "close_detail", "close", show=False),
+        Binding("question_mark,f1", "help", "help"),
+        Binding("q", "quit_run", "quit"),
+        Binding("ctrl+c", "interrupt", "interrupt", show=False, priority=True),
+    ]
+
+    def __init__(self, plan=None, *, log_path: str | Path | None = None, refresh_hz: float = REFRESH_HZ,
+                 stats_interval: float = STATS_INTERVAL):
+        super().__init__()
+        if (plan is None) == (log_path is None):
+            raise ValueError("EvalApp needs a plan (live run) or a log_path (viewer), not both")
+        self.plan = plan
+        self.refresh_hz = refresh_hz
+        self.stats_interval = stats_interval
+        self.inbox = Inbox(keep=LOG_ROWS + 100)
+        self.source: LiveSource | LogSource | None = None
+        self.engine = None
+        self.load_error: str | None = None
+        self.load_exit_code = EXIT_OK
+        self.loaded: dict[str, float] = {}
+        self.view_block = False
+        self.summaries: dict = {}
+        self.comparison: dict | None = None
+        self._t0 = time.monotonic()
+        self._last_stats = 0.0
+        self._stats_dirty = True
+        self._exporting = False
+        self._closing = False
+        if plan is not None:
+            self.paths = list(plan.paths)
+            self.facts = {"checkpoint": str(plan.kind.checkpoint), "kind": plan.kind.name,
+                          **{k: v for k, v in plan.facts.items() if k in FACT_KEYS}}
+            self.device = plan.spec.device
+            self.target = plan.spec.episodes
+            self.log_path = Path(plan.log_path)
+        else:
+            self.source = LogSource(log_path, self.inbox)
+            self.paths = list(self.source.paths)
+            self.facts = self.source.facts
+            self.device = self.source.device
+            self.target = self.source.target
+            self.log_path = Path(log_path)
+
+    @property
+    def readonly(self) -> bool:
+        return self.plan is None
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield RunHeader(self._header_info(), id="header")
+        with Vertical(id="body"):
+            with Panel(id="compare", classes="panel"):
+                yield ComparisonTable(TableData(paths=self.paths, target=self.target), id="table")
+                yield VerdictBar(id="verdict")
+            with Panel(id="charts", classes="panel"):
+                yield Sparklines(self.paths, id="sparks")
+                yield Histograms(self.paths, id="histograms")
+            with Horizontal(id="log-area"):
+                with Vertical(id="log-panel", classes="panel"):
+                    yield LogHeader()
+                    yield EpisodeLog(self.paths, cap=LOG_ROWS, id="log")
+                with Vertical(id="detail-panel", classes="panel"):
+                    yield SeedDetail(id="detail")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#compare").border_title = "comparison · all blocks"
+        self.query_one("#charts").border_title = "returns per episode"
+        self.query_one("#detail-panel").border_title = "seed · both paths"
+        self._set_log_title()
+        self.query_one(EpisodeLog).focus()
+        self.set_interval(1.0 / self.refresh_hz, self._tick, name="refresh")
+        status = self.query_one(StatusLine)
+        if self.plan is not None:
+            status.say(f"loading {self.facts['checkpoint']} ({', '.join(self.paths)})…")
+            threading.Thread(target=self._load, name="tui-eval-load", daemon=True).start()
+        else:
+            status.say(f"read-only view of {self.log_path}: pause, resample and explore are disabled",
+                       style="italic", sticky=True)
+            self.source.start()
+        self._tick()
+
+    # ------------------------------------------------------------------ loading (a daemon thread)
+    def _load(self) -> None:
+        from tui_eval.session import start_engine
+
+        try:
+            engine = start_engine(self.plan, on_loaded=lambda name, s: self.post_message(msg.PathLoaded(name, s)))
+        except BadInput as exc:
+            self.post_message(msg.LoadFailed(str(exc), EXIT_BAD_INPUT))
+            return
+        except Exception as exc:  # a bug, not the user's input: still no traceback over the screen
+            self.post_message(msg.LoadFailed(f"{type(exc).__name__}: {exc}", 1))
+            return
+        if self._closing or not self.post_message(msg.EngineReady(engine)):
+            engine.close()  # the user quit while it loaded
+            engine.log.set_meta(status="cancelled", finished_at=time.time())
+
+    def on_path_loaded(self, message: msg.PathLoaded) -> None:
+        self.loaded[message.name] = message.seconds
+        self.query_one(StatusLine).say(f"loaded {message.name} in {message.seconds:.1f}s")
+
+    def on_engine_ready(self, message: msg.EngineReady) -> None:
+        if self._closing:
+            message.engine.close()
+            return
+        self.engine = message.engine
+        self.source = LiveSource(self.engine, self.inbox, self.facts, self.device)
+        self.source.start()
+        self.query_one(StatusLine).say(
+            f"running {', '.join(self.paths)} on seeds {self.engine.blocks[0]} · log {self.log_path}")
+        self._stats_dirty = True
+        self._tick()
+
+    def on_load_failed(self, message: msg.LoadFailed) -> None:
+        self.load_error = message.message
+        self.load_exit_code = message.exit_code
+        self.query_one(StatusLine).say(f"could not start: {message.message} — press q to quit", style="bold red",
+                                       sticky=True)
+        verdict = Text(" CANNOT RUN ", style="bold white on red")
+        verdict.append(f"  {message.message}\n", style="bold")
+        verdict.append("press q to quit", style="italic")
+        self.query_one(VerdictBar).show_message(verdict)
+        self.notify(message.message, title="could not load the checkpoint", severity="error", timeout=30)
+        self._show_header()
+
+    # ------------------------------------------------------------------ refresh (timer, ≤ 10 Hz)
+    def _tick(self) -> None:
+        src = self.source
+        if src is None:
+            self._show_header()
+            return
+        batch = self.inbox.drain()
+        now = time.monotonic()
+        with self.batch_update():
+            for event in batch.events:
+                self._on_engine_event(event)
+            if batch.episodes:
+                records = [rec for _, rec in batch.episodes]
+                self.query_one(EpisodeLog).add(records)
+                self.query_one(Sparklines).add(records)
+                self.query_one("#charts").border_title = self.query_one(Sparklines).caption()
+                self._set_log_title()
+                self._stats_dirty = True
+            if self._stats_dirty and now - self._last_stats >= self.stats_interval:
+                self._refresh_stats()
+                self._last_stats = now
+            self._show_header()
+
+    def _stats(self):
+        return self.source.block_stats if self.view_block else self.source.stats
+
+    def _refresh_stats(self) -> None:
+        src = self.source
+        stats = self._stats()
+        self._stats_dirty = False
+        self.summaries = {name: s.summary() for name, s in stats.paths.items()}
+        self.comparison = stats.comparison.summary() if stats.comparison is not None else None
+        data = TableData(paths=self.paths, summaries=self.summaries,
+                         explore={n: src.explore(n) for n in self.paths},
+                         throughput={n: src.throughput(n) for n in self.paths},
+                         target=self.target, comparison=self.comparison)
+        self.query_one(ComparisonTable).show(data)
+        if self.load_error is None:
+            self.query_one(VerdictBar).show(self.comparison, self.paths[0] if len(self.paths) == 1 else None)
+        hist = self.query_one(Histograms)
+        if hist.display:
+            hist.show(dict(stats.paths))
+        blocks = src.blocks
+        title = "comparison · all blocks" if not self.view_block else (
+            f"comparison · block {len(blocks) - 1} only (seeds {blocks[-1]})")
+        if len(blocks) > 1 and not self.view_block:
+            title += f" ({len(blocks)}) · b: this block only"
+        self.query_one("#compare").border_title = title
+
+    def _header_info(self) -> HeaderInfo:
+        src = self.source
+        state, note = "loading", ""
+        if self.load_error is not None:
+            state, note = "failed", "press q to quit"
+        elif src is None:
+            waiting = [n for n in self.paths if n not in self.loaded]
+            note = f"loading {waiting[0]}…" if waiting else "starting…"
+        else:
+            state = src.state
+        if self._closing and state not in ("done", "failed"):
+            state = "stopping"
+        block = ""
+        done: dict[str, int] = {}
+        elapsed = time.monotonic() - self._t0
+        if src is not None:
+            blocks = src.blocks
+            block = f"{blocks[-1]} (block {len(blocks) - 1})" if len(blocks) > 1 else str(blocks[-1])
+            done = {name: s.episodes for name, s in src.stats.paths.items()}
+            elapsed = src.elapsed()
+            if self.view_block:
+                note = (note + " " if note else "") + "[block view]"
+        elif self.plan is not None:
+            block = str(self.plan.seeds)
+        return HeaderInfo(checkpoint=self.facts.get("checkpoint", ""), kind=self.facts.get("kind", ""),
+                          facts=self.facts, device=self.device, state=state, note=note, elapsed=elapsed,
+                          block=block, paths=self.paths, done=done, target=self.target, readonly=self.readonly)
+
+    def _show_header(self) -> None:
+        self.query_one(RunHeader).show(self._header_info())
+
+    def _set_log_title(self) -> None:
+        log = self.query_one(EpisodeLog)
+        title = f"episodes · newest first · {log.filter.describe()}"
+        if log.total:
+            title += f" · {log.total:,} seen, last {min(log.total, log.cap)} kept"
+        self.query_one("#log-panel").border_title = title
+
+    def _on_engine_event(self, event: Event) -> None:
+        status = self.query_one(StatusLine)
+        if isinstance(event, StateChanged):
+            if event.state == "paused":
+                status.say("paused: no new episodes start; episodes in flight finish and are recorded",
+                           style="yellow")
+            elif event.state == "running":
+                status.say("running")
+            elif event.state == "done":
+                status.say("done: every path finished; press q to quit and print the summary", style="bold")
+            elif event.state == "stopping":
+                status.say("stopping: episodes in flight are dropped, finished ones are in the log")
+            self._stats_dirty = True
+        elif isinstance(event, BlockStarted):
+            status.say(f"seed block {event.index}: {event.block} ({event.reason})", style="bold")
+            self._stats_dirty = True
+        elif isinstance(event, PathFailed):
+            what = "gave up on it" if event.gave_up else f"restarted ({event.restarts})"
+            text = f"path {event.path} failed: {event.message} — {what}"
+            status.say(text, style="bold red", sticky=True)
+            self.notify(event.message, title=f"path {event.path} failed ({what})", severity="error",
+                        timeout=10)
+        elif isinstance(event, PathFinished):
+            status.say(f"{event.path} finished its episodes")
+
+    # ------------------------------------------------------------------ actions
+    def _can_control(self, what: str) -> bool:
+        status = self.query_one(StatusLine)
+        if self.readonly:
+            status.say(f"{what}: disabled in the read-only view of a run log", style="italic")
+            return False
+        if self.engine is None:
+            status.say(f"{what}: {'cannot run' if self.load_error else 'still loading'}", style="italic")
+            return False
+        if self.engine.state in ("done", "stopping"):
+            status.say(f"{what}: the run is {self.engine.state}", style="italic")
+            return False
+        return True
+
+    def action_toggle_pause(self) -> None:
+        if not self._can_control("pause"):
+            return
+        self.source.toggle_pause()
+        self._show_header()  # on screen at the next frame, not at the next tick
+
+    def action_resample(self) -> None:
+        if not self._can_control("resample"):
+            return
+        block = self.source.resample()
+        self.query_one(StatusLine).say(f"resampled: new held-out seed block {block} (block "
+                                       f"{len(self.source.blocks) - 1}); earlier records keep their block",
+                                       style="bold")
+        self._stats_dirty = True
+        self._show_header()
+
+    def action_toggle_view(self) -> None:
+        if self.source is None:
+            return
+        self.view_block = not self.view_block
+        self.query_one(StatusLine).say("statistics of the current seed block only" if self.view_block
+                                       else "statistics of all seed blocks")
+        self._stats_dirty = True
+        self._last_stats = 0.0
+        self._tick()
+
+    def action_explore(self) -> None:
+        if not self._can_control("explore"):
+            return
+        current = {n: self.source.explore(n) for n in self.paths}
+        if len(self.paths) == 1:
+            self._flip_explore(self.paths[0])
+            return
+        self.push_screen(ExploreScreen(current), self._flip_explore)
+
+    def _flip_explore(self, name: str | None) -> None:
+        if name is None or not self._can_control("explore"):
+            return
+        on = not self.source.explore(name)
+        block = self.source.set_explore(name, on)
+        text = (f"explore {'on' if on else 'off'} for {name}: new seed block {block} "
+                f"(block {len(self.source.blocks) - 1}); the verdict is now "
+                f"{'statistical' if any(self.source.explore(n) for n in self.paths) else 'exact when paths agree'}")
+        self.query_one(StatusLine).say(text, style="bold")
+        self.notify(text, title="explore changed", timeout=6)
+        self._stats_dirty = True
+
+    def action_export(self) -> None:
+        if self._exporting:
+            self.query_one(StatusLine).say("an export is already running")
+            return
+        if self.source is None or not self.log_path.is_file():
+            self.query_one(StatusLine).say("export: nothing to export yet")
+            return
+        self._exporting = True
+        throughput = {n: self.source.throughput(n) for n in self.paths} if not self.readonly else None
+        self.query_one(StatusLine).say(f"exporting {self.log_path}…")
+        threading.Thread(target=self._export, args=(throughput,), name="tui-eval-export", daemon=True).start()
+
+    def _export(self, throughput) -> None:
+        t0 = time.perf_counter()
+        try:
+            csv_path, json_path, count = export_run(self.log_path, throughput)
+        except Exception as exc:
+            self.post_message(msg.ExportFailed(f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(msg.ExportDone(csv_path, json_path, count, time.perf_counter() - t0))
+
+    def on_export_done(self, message: msg.ExportDone) -> None:
+        self._exporting = False
+        text = f"exported {message.count:,} records to {message.csv_path} and {message.json_path}"
+        self.query_one(StatusLine).say(text, style="bold green")
+        self.notify(f"{message.csv_path}\n{message.json_path}", title=f"exported {message.count:,} records",
+                    timeout=8)
+
+    def on_export_failed(self, message: msg.ExportFailed) -> None:
+        self._exporting = False
+        self.query_one(StatusLine).say(f"export failed: {message.message}", style="bold red")
+        self.notify(message.message, title="export failed", severity="error")
+
+    def action_filter_path(self) -> None:
+        log = self.query_one(EpisodeLog)
+        order = [None, *self.paths]
+        nxt = order[(order.index(log.filter.path) + 1) % len(order)] if log.filter.path in order else None
+        log.set_filter(Filter(path=nxt, invalid_only=log.filter.invalid_only))
+        self._set_log_title()
+
+    def action_filter_invalid(self) -> None:
+        log = self.query_one(EpisodeLog)
+        log.set_filter(Filter(path=log.filter.path, invalid_only=not log.filter.invalid_only))
+        self._set_log_title()
+
+    def action_toggle_histograms(self) -> None:
+        visible = self.query_one(Histograms).display
+        self.screen.set_class(visible, "-hist-off")
+        self.screen.set_class(not visible, "-hist-on")
+        self._stats_dirty = True
+        self._last_stats = 0.0
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(readonly=self.readonly))
+
+    def on_episode_log_seed_selected(self, message: EpisodeLog.SeedSelected) -> None:
+        rec = message.record
+        panel = self.query_one("#detail-panel")
+        panel.add_class("-open")
+        detail = self.query_one(SeedDetail)
+        detail.show(self.paths, rec.seed, rec.block, None)
+        threading.Thread(target=self._lookup, args=(rec.seed, rec.block), daemon=True).start()
+
+    def _lookup(self, seed: int, block: int) -> None:
+        from tui_eval.store import RunLog
+
+        try:
+            log = RunLog(self.log_path, readonly=True)
+            try:
+                records = log.records_for_seed(seed, block)
+            finally:
+                log.close()
+        except Exception:
+            records = []
+        self.post_message(msg.SeedFound(seed, block, records))
+
+    def on_seed_found(self, message: msg.SeedFound) -> None:
+        detail = self.query_one(SeedDetail)
+        if detail.seed == message.seed and detail.block == message.block:
+            detail.show(self.paths, message.seed, message.block, message.records)
+
+    def action_close_detail(self) -> None:
+        self.query_one("#detail-panel").remove_class("-open")
+
+    def action_quit_run(self) -> None:
+        self._leave(self.load_exit_code if self.load_error else EXIT_OK)
+
+    def action_interrupt(self) -> None:
+        self._leave(EXIT_INTERRUPTED)
+
+    def _leave(self, code: int) -> None:
+        self._closing = True
+        if self.source is not None:
+            self.source.stop()  # the engine stops now; run_app waits for it after the screen is restored
+        self.exit(code)
+
+    def on_unmount(self) -> None:
+        if isinstance(self.source, LogSource):
+            self.source.close()
+
+
+# ---------------------------------------------------------------------- entry points
+@contextlib.contextmanager
+def _library_output_to(path: Path) -> Iterator[None]:
+    """Keep libraries' stderr (ray, torch, gymnasium warnings; C-level writes too) off the app's screen.
+
+    Textual draws on `sys.__stderr__`; we give it a duplicate of the terminal's descriptor and point
+    descriptor 2 at a file next to the run log for as long as the app runs.
+    """
+    if not (hasattr(sys.__stderr__, "fileno") and sys.__stderr__.isatty()):
+        yield
+        return
+    original_stream = sys.__stderr__
+    saved_fd = os.dup(2)
+    terminal = io.TextIOWrapper(io.FileIO(os.dup(2), "w"), encoding=original_stream.encoding or "utf-8",
+                                errors="backslashreplace", line_buffering=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sink = open(path, "a")
+    sys.stderr.flush()
+    os.dup2(sink.fileno(), 2)
+    sys.__stderr__ = terminal
+    try:
+        yield
+    finally:
+        sys.__stderr__ = original_stream
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os.dup2(saved_fd, 2)
+        os.close(saved_fd)
+        with contextlib.suppress(Exception):
+            terminal.close()
+        sink.close()
+        with contextlib.suppress(OSError):
+            if path.stat().st_size == 0:
+                path.unlink()
+
+
+def finish_live(app: EvalApp, code: int, out=None, err=None) -> int:
+    """After the app: wait for the engine to stop, print the summary table, close the log. Returns the exit code."""
+    from tui_eval.format import summary_table
+    from tui_eval.headless import finish
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    engine = app.engine
+    if engine is None:
+        if app.load_error is not None:
+            err.write(f"tui-eval: error: {app.load_error}\n")
+            with contextlib.suppress(Exception):
+                from tui_eval.store import RunLog
+
+                if app.log_path.is_file():
+                    RunLog(app.log_path).set_meta(status="failed", error=app.load_error, finished_at=time.time())
+            return app.load_exit_code
+        return code
+    was_done = engine.state == "done"
+    engine.stop()
+    if not engine.wait(timeout=2.0):
+        err.write("waiting for the paths to stop (finished episodes are already in the log)…\n")
+        err.flush()
+        engine.wait(timeout=60.0)
+    engine.close()
+    summary = finish(engine, app.plan.spec.json)
+    out.write(summary_table(summary) + "\n")
+    out.flush()
+    err.write(f"log: {engine.log.path}\n")
+    status = "finished" if was_done else ("interrupted" if code == EXIT_INTERRUPTED else "stopped")
+    engine.log.set_meta(status=status, finished_at=time.time())
+    return code
+
+
+def run_app(plan) -> int:
+    """`tui-eval CKPT`: the live app; after it exits, the summary table on stdout. Returns the exit code."""
+    app = EvalApp(plan)
+    stderr_file = Path(f"{Path(plan.log_path).with_suffix('')}.stderr.txt")
+    with _library_output_to(stderr_file):
+        code = app.run()
+    if code is None:  # the app died before it could choose (Textual printed why)
+        code = 1
+    try:
+        return finish_live(app, code)
+    finally:
+        if stderr_file.is_file():
+            sys.stderr.write(f"library output during the run: {stderr_file}\n")
+
+
+def run_viewer(log_path: str | Path) -> int:
+    """`tui-eval attach`: the same app, read-only, over a run log (live or finished)."""
+    app = EvalApp(log_path=log_path)
+    code = app.run()
+    return EXIT_OK if code is None else code

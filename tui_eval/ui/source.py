@@ -1,0 +1,215 @@
+"""What the app looks at: a live engine, or a run log read back (read-only). Plain Python, no Textual.
+
+Both sources have the same face: statistics of all blocks and of the current block, the run's state,
+its facts, throughput, and (live only) the controls. Events reach the app through an `Inbox` that
+the source fills from its own threads: the engine's workers, or the log viewer's poller.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from tui_eval.engine import Engine, RunStats
+from tui_eval.events import BlockStarted, StateChanged
+from tui_eval.spec import SeedBlock
+from tui_eval.store import RunLog
+from tui_eval.summary import replay
+
+from .inbox import Inbox
+
+FACT_KEYS = ("algorithm", "env", "module")
+
+
+class LiveSource:
+    """A running engine (built by session.start_engine)."""
+
+    readonly = False
+
+    def __init__(self, engine: Engine, inbox: Inbox, facts: dict[str, str], device: str):
+        self.engine = engine
+        self.inbox = inbox
+        self.facts = facts
+        self.device = device
+        self.paths = list(engine.paths)
+        self.log_path = Path(engine.log.path)
+        engine.subscribe(inbox.put)
+
+    # ---- numbers
+    @property
+    def stats(self) -> RunStats:
+        return self.engine.stats
+
+    @property
+    def block_stats(self) -> RunStats:
+        return self.engine.block_stats
+
+    @property
+    def blocks(self) -> list[SeedBlock]:
+        return self.engine.blocks
+
+    @property
+    def target(self) -> int | None:
+        return self.engine.episodes
+
+    @property
+    def state(self) -> str:
+        return self.engine.state
+
+    @property
+    def errors(self):
+        return self.engine.errors
+
+    def elapsed(self) -> float:
+        return self.engine.active_seconds()
+
+    def throughput(self, name: str) -> tuple[float, float]:
+        return self.engine.throughput(name)
+
+    def explore(self, name: str) -> bool | None:
+        return self.engine.explore_of(name)
+
+    def meta(self) -> dict[str, Any]:
+        return self.engine.log.meta()
+
+    # ---- controls
+    def start(self) -> None:
+        self.engine.start()
+
+    def toggle_pause(self) -> None:
+        self.engine.toggle_pause()
+
+    def resample(self) -> SeedBlock:
+        return self.engine.resample()
+
+    def set_explore(self, name: str, explore: bool) -> SeedBlock:
+        return self.engine.set_explore(name, explore)
+
+    def stop(self) -> None:
+        self.engine.stop()
+
+    def close(self) -> None:
+        pass
+
+
+class LogSource:
+    """A run log read back while it grows (or after it finished): polled, replayed into fresh RunStats.
+
+    A daemon thread reads new records in chunks (`records_with_ids(after_id=…, limit=…)`), folds them
+    into the statistics and hands the recent ones to the inbox, so even a log of a million episodes
+    is replayed without holding its records.
+    """
+
+    readonly = True
+    CHUNK = 20_000
+
+    def __init__(self, log_path: str | Path, inbox: Inbox, poll_s: float = 0.5):
+        self.log_path = Path(log_path)
+        self.inbox = inbox
+        self.poll_s = poll_s
+        self.log = RunLog(self.log_path, readonly=True)
+        self._meta = self.log.meta()
+        meta = self._meta
+        self.paths = list(meta.get("paths") or [])
+        spec = meta.get("spec") or {}
+        self.facts = {"checkpoint": str(meta.get("checkpoint", "?")), "kind": str(meta.get("kind", "?")),
+                      **{k: v for k, v in (meta.get("facts") or {}).items() if k in FACT_KEYS}}
+        self.device = str(spec.get("device", "?"))
+        self.target = spec.get("episodes")
+        seeds = meta.get("seeds") or [0, None]
+        self.blocks: list[SeedBlock] = [SeedBlock(int(seeds[0]), seeds[1])]
+        self.stats = self._fresh_stats()
+        self.block_stats = self._fresh_stats()
+        self.errors: list = []
+        self._explore = dict(meta.get("explore") or {})
+        self._after_id = 0
+        self._replayed = threading.Event()  # set once the log was read to its end at least once
+        self._stop = threading.Event()
+        self._state = "loading"
+        self._thread = threading.Thread(target=self._poll, name="log-viewer", daemon=True)
+
+    def _fresh_stats(self) -> RunStats:
+        stats = replay(self._meta, [])
+        for name in stats.paths:
+            if name not in self.paths:
+                self.paths.append(name)
+        return stats
+
+    # ---- polling
+    def start(self) -> None:
+        self._thread.start()
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.poll_once()
+            except Exception as exc:  # a log being written can be briefly unreadable: try again
+                self._state = f"unreadable ({type(exc).__name__})"
+            if self._stop.wait(self.poll_s if self._replayed.is_set() else 0.0):
+                return
+
+    def poll_once(self) -> int:
+        """Read what is new (one chunk at most); returns how many records were read."""
+        rows = list(self.log.records_with_ids(after_id=self._after_id, limit=self.CHUNK))
+        records = []
+        for row_id, rec in rows:
+            self._after_id = row_id
+            if rec.path not in self.stats.paths:
+                continue
+            if rec.block > len(self.blocks) - 1:
+                while len(self.blocks) <= rec.block:
+                    self.blocks.append(SeedBlock(rec.seed, None))
+                self.block_stats = self._fresh_stats()
+                self.inbox.put(BlockStarted(rec.block, self.blocks[rec.block], "seen in the log"))
+            if rec.explore is not None:
+                self._explore[rec.path] = rec.explore
+            self.stats.add(rec)
+            if rec.block == len(self.blocks) - 1:
+                self.block_stats.add(rec)
+            records.append(rec)
+        if records:
+            self.inbox.put_many(records)
+        if len(rows) < self.CHUNK:
+            self._meta = self.log.meta()
+            status = str(self._meta.get("status", "?"))
+            state = {"running": "running", "finished": "done"}.get(status, status)
+            if state != self._state:
+                self._state = state
+                self.inbox.put(StateChanged(state))
+            self._replayed.set()
+        return len(rows)
+
+    # ---- numbers
+    @property
+    def state(self) -> str:
+        return self._state
+
+    def elapsed(self) -> float:
+        started = self._meta.get("started_at")
+        if not started:
+            return 0.0
+        return max(0.0, (self._meta.get("finished_at") or time.time()) - started)
+
+    def throughput(self, name: str) -> tuple[float, float]:
+        """Episodes and env steps per wall second since the run started (loading time included)."""
+        seconds = max(self.elapsed(), 1e-9)
+        stats = self.stats.paths[name]
+        steps = getattr(stats, "_len_sum", 0)  # env steps of valid episodes (invalid ones are short)
+        return stats.episodes / seconds, steps / seconds
+
+    def explore(self, name: str) -> bool | None:
+        return self._explore.get(name)
+
+    def meta(self) -> dict[str, Any]:
+        return dict(self._meta)
+
+    # ---- no controls: read-only
+    def stop(self) -> None:
+        self._stop.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self.log.close()

@@ -1,0 +1,15 @@
+"""One small widget per file. Each draws from plain data handed to it by the app; none reads the engine."""
+
+from .comparison_table import ComparisonTable
+from .episode_log import EpisodeLog, LogHeader
+from .explore_screen import ExploreScreen
+from .help_screen import HelpScreen
+from .histograms import Histograms
+from .run_header import RunHeader
+from .seed_detail import SeedDetail
+from .sparklines import Sparklines
+from .status_line import StatusLine
+from .verdict import VerdictBar
+
+__all__ = ["ComparisonTable", "EpisodeLog", "ExploreScreen", "HelpScreen", "Histograms", "LogHeader",
+           "RunHeader", "SeedDetail", "Sparklines", "StatusLine", "VerdictBar"]

@@ -1,0 +1,222 @@
+"""The episode log, newest first: a Line-API widget over bounded ring buffers.
+
+Only the visible lines are drawn, and new episodes are appended to deques (at most `cap` per view:
+all paths, each path, invalid only), so a refresh costs the same at 10 or 10,000 episodes per second
+and the app never holds more than a few thousand records. The cursor stays on the same episode while
+new ones arrive above it, unless it sits on the newest row, where it follows the stream.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
+
+from tui_eval.format import num
+from tui_eval.spec import EpisodeRecord
+
+from .palette import path_style
+
+# (header, width, right-aligned); the last column takes what is left
+COLUMNS = (("seed", 11, True), ("blk", 3, True), ("path", 11, False), ("return", 9, True), ("len", 6, True),
+           ("success", 7, False), ("explore", 7, False), ("invalid", 0, False))
+
+
+def _cell(text: str, width: int, right: bool) -> str:
+    text = text[:width]
+    return text.rjust(width) if right else text.ljust(width)
+
+
+def row_cells(rec: EpisodeRecord) -> list[str]:
+    ret = "—" if not math.isfinite(rec.ret) else num(rec.ret, 2 if abs(rec.ret) < 100 else 1)
+    success = "—" if rec.success is None else ("yes" if rec.success else "no")
+    explore = "—" if rec.explore is None else ("on" if rec.explore else "off")
+    invalid = f"× {rec.reason or 'invalid'}" if rec.invalid else ""
+    return [str(rec.seed), str(rec.block), rec.path, ret, str(rec.length), success, explore, invalid]
+
+
+class LogHeader(Widget):
+    DEFAULT_CSS = """
+    LogHeader { height: 1; color: $text-muted; text-style: bold; }
+    """
+
+    def render(self) -> Text:
+        return Text(" ".join(_cell(h, w or 20, right) for h, w, right in COLUMNS), no_wrap=True, overflow="crop")
+
+
+@dataclass(frozen=True)
+class Filter:
+    path: str | None = None
+    invalid_only: bool = False
+
+    def describe(self) -> str:
+        what = "invalid only" if self.invalid_only else "all"
+        return f"{what}, {self.path}" if self.path else f"{what}, every path"
+
+
+class EpisodeLog(ScrollView, can_focus=True):
+    DEFAULT_CSS = """
+    EpisodeLog { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
+    EpisodeLog > .episode-log--cursor { background: $accent 40%; }
+    EpisodeLog:focus > .episode-log--cursor { background: $accent; color: $text; text-style: bold; }
+    EpisodeLog > .episode-log--invalid { color: $error; }
+    """
+    COMPONENT_CLASSES = {"episode-log--cursor", "episode-log--invalid"}
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "up", show=False),
+        Binding("down,j", "cursor(1)", "down", show=False),
+        Binding("pageup", "page(-1)", "page up", show=False),
+        Binding("pagedown", "page(1)", "page down", show=False),
+        Binding("home", "jump(0)", "newest", show=False),
+        Binding("end", "jump(-1)", "oldest", show=False),
+        Binding("enter", "select", "both paths of this seed", show=False),
+    ]
+
+    cursor = reactive(0, always_update=True, repaint=False)
+
+    class SeedSelected(Message):
+        def __init__(self, record: EpisodeRecord) -> None:
+            super().__init__()
+            self.record = record
+
+    def __init__(self, paths: list[str], cap: int = 500, **kwargs):
+        super().__init__(**kwargs)
+        self.paths = list(paths)
+        self.cap = cap
+        self._all: collections.deque[EpisodeRecord] = collections.deque(maxlen=cap)
+        self._invalid: collections.deque[EpisodeRecord] = collections.deque(maxlen=cap)
+        self._by_path: dict[str, collections.deque[EpisodeRecord]] = {}
+        self.filter = Filter()
+        self.total = 0
+
+    # ------------------------------------------------------------------ data
+    def set_paths(self, paths: list[str]) -> None:
+        self.paths = list(paths)
+
+    def _deque_for(self, f: Filter) -> collections.deque:
+        if f.invalid_only:
+            return self._invalid
+        if f.path is not None:
+            return self._by_path.setdefault(f.path, collections.deque(maxlen=self.cap))
+        return self._all
+
+    @property
+    def rows(self) -> collections.deque[EpisodeRecord]:
+        """The current view's records, oldest first (row 0 on screen is the last one)."""
+        rows = self._deque_for(self.filter)
+        if self.filter.invalid_only and self.filter.path is not None:
+            return collections.deque((r for r in rows if r.path == self.filter.path), maxlen=self.cap)
+        return rows
+
+    def add(self, records: list[EpisodeRecord]) -> None:
+        """Records oldest first."""
+        if not records:
+            return
+        before = len(self.rows)
+        shown = 0
+        for rec in records:
+            self.total += 1
+            self._all.append(rec)
+            self._by_path.setdefault(rec.path, collections.deque(maxlen=self.cap)).append(rec)
+            if rec.invalid:
+                self._invalid.append(rec)
+            if (not self.filter.invalid_only or rec.invalid) and (self.filter.path in (None, rec.path)):
+                shown += 1
+        if shown:
+            self._rows_changed(shown, before)
+
+    def _rows_changed(self, added: int, before: int) -> None:
+        count = len(self.rows)
+        if self.cursor > 0:  # keep the cursor on the same episode as new ones arrive above it
+            self.set_reactive(EpisodeLog.cursor, min(count - 1, self.cursor + added))
+            if self.scroll_y > 0 or self.cursor >= self.size.height:
+                self.scroll_to(y=min(self.scroll_y + added, max(0, count - self.size.height)), animate=False,
+                               immediate=True)
+        self.virtual_size = Size(self.size.width, count)
+        self.refresh()
+
+    def set_filter(self, f: Filter) -> None:
+        self.filter = f
+        self.set_reactive(EpisodeLog.cursor, 0)
+        self.virtual_size = Size(self.size.width, len(self.rows))
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.refresh()
+
+    def selected(self) -> EpisodeRecord | None:
+        rows = self.rows
+        if not rows:
+            return None
+        index = len(rows) - 1 - min(self.cursor, len(rows) - 1)
+        return rows[index]
+
+    # ------------------------------------------------------------------ keys
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh()
+
+    def _move_to(self, row: int) -> None:
+        count = len(self.rows)
+        if not count:
+            return
+        row = max(0, min(count - 1, row))
+        self.cursor = row
+        height = max(1, self.scrollable_content_region.height)
+        if row < self.scroll_y:
+            self.scroll_to(y=row, animate=False, immediate=True)
+        elif row >= self.scroll_y + height:
+            self.scroll_to(y=row - height + 1, animate=False, immediate=True)
+
+    def action_cursor(self, delta: int) -> None:
+        self._move_to(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self._move_to(self.cursor + direction * max(1, self.scrollable_content_region.height - 1))
+
+    def action_jump(self, where: int) -> None:
+        self._move_to(0 if where == 0 else len(self.rows) - 1)
+
+    def action_select(self) -> None:
+        rec = self.selected()
+        if rec is not None:
+            self.post_message(self.SeedSelected(rec))
+
+    # ------------------------------------------------------------------ drawing
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        rows = self.rows
+        row = int(self.scroll_y) + y
+        base = self.rich_style
+        if row >= len(rows):
+            if row == 0 and y == 0:
+                msg = "no episodes yet" if not self.filter.invalid_only else "no invalid episodes"
+                return Strip([Segment(msg, Style(dim=True) + base)]).extend_cell_length(width, base)
+            return Strip.blank(width, base)
+        rec = rows[len(rows) - 1 - row]
+        cells = row_cells(rec)
+        rest = max(0, width - sum(w + 1 for _, w, _ in COLUMNS[:-1]))
+        if row == self.cursor:
+            base = base + self.get_component_rich_style("episode-log--cursor")
+        segments = []
+        for (header, w, right), text in zip(COLUMNS, cells):
+            w = w or rest
+            style = base
+            if header == "path":
+                style = base + Style.parse(path_style(self.paths, rec.path))
+            elif header == "invalid" and text:
+                style = base + self.get_component_rich_style("episode-log--invalid")
+            segments.append(Segment(_cell(text, w, right), style))
+            segments.append(Segment(" ", base))
+        return Strip(segments).crop(0, width).extend_cell_length(width, base)
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self.rows))

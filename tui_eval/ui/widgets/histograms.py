@@ -1,0 +1,70 @@
+"""Return distributions, one histogram per path side by side, on shared bins and one density scale, so
+their shapes compare at a glance. Counts are updated incrementally (see charts.Histogram)."""
+
+from __future__ import annotations
+
+import math
+
+from rich.table import Table
+from rich.text import Text
+from textual.widget import Widget
+
+from ..charts import Histogram, axis_line, bin_count, histogram_lines
+from .palette import path_style
+
+
+class Histograms(Widget):
+    DEFAULT_CSS = """
+    Histograms { height: 6; }
+    """
+
+    def __init__(self, paths: list[str], **kwargs):
+        super().__init__(**kwargs)
+        self.paths = list(paths)
+        self.hists = {name: Histogram() for name in self.paths}
+        self.stats: dict[str, object] = {}
+
+    def set_paths(self, paths: list[str]) -> None:
+        self.paths = list(paths)
+        self.hists = {name: self.hists.get(name) or Histogram() for name in self.paths}
+
+    def show(self, stats: dict[str, object]) -> None:
+        """`stats`: PathStats per path (read only: their valid returns, count and invalid count)."""
+        self.stats = stats
+        self.refresh()
+
+    def render(self) -> Table | Text:
+        present = [n for n in self.paths if n in self.stats and self.stats[n].n > 0]
+        if not present:
+            return Text("distribution appears after the first episodes", style="dim")
+        width = self.size.width or 80
+        height = max(1, (self.size.height or 6) - 2)
+        gap = 3
+        col = max(8, (width - gap * (len(self.paths) - 1)) // max(1, len(self.paths)))
+        extents = [self.hists[n].extent(self.stats[n]) for n in present]
+        lo = min(e[0] for e in extents)
+        hi = max(e[1] for e in extents)
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            return Text("no finite returns yet", style="dim")
+        bins = bin_count(max(self.stats[n].n for n in present), col)
+        counts = {n: self.hists[n].update(self.stats[n], float(lo), float(hi), bins) for n in present}
+        peak = max((c.max() / c.sum()) for c in counts.values() if c.sum())
+        grid = Table.grid(padding=(0, gap, 0, 0))
+        for _ in self.paths:
+            grid.add_column(width=col, no_wrap=True)
+        columns = []
+        for name in self.paths:
+            s = self.stats.get(name)
+            title = Text(no_wrap=True, overflow="ellipsis")
+            title.append(name, style=path_style(self.paths, name))
+            if s is None or s.n == 0:
+                title.append("  no valid episodes yet", style="dim")
+                columns.append(Text("\n").join([title] + [Text("")] * (height + 1)))
+                continue
+            title.append(f"  n={s.n:,}", style="dim")
+            if s.invalid:
+                title.append(f"  {s.invalid:,} invalid ×", style="bold red")
+            rows = histogram_lines(counts[name], height, peak, path_style(self.paths, name, bar=True), col)
+            columns.append(Text("\n").join([title, *rows, axis_line(float(lo), float(hi), col)]))
+        grid.add_row(*columns)
+        return grid
