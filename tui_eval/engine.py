@@ -233,6 +233,11 @@ class Engine:
             comparison = stats.comparison.summary() if stats.comparison is not None else None
         return paths, comparison
 
+    def in_flight(self) -> int:
+        """Episodes started and not yet recorded, over all paths."""
+        with self._lock:
+            return sum(len(seeds) for seeds in self._in_flight.values())
+
     def episodes_done(self) -> dict[str, int]:
         return {n: s.episodes for n, s in self.stats.paths.items()}
 

@@ -107,6 +107,12 @@ class RunLog:
         with self._lock:
             return self._db.execute("SELECT COALESCE(MAX(id), 0) FROM episodes").fetchone()[0]
 
+    def last_finished_at(self) -> float | None:
+        """Wall time (time.time()) the newest record was appended, or None: how fresh a log is."""
+        with self._lock:
+            row = self._db.execute("SELECT finished_at FROM episodes ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else row[0]
+
     def count(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]

@@ -1,11 +1,12 @@
 """The live monitor: a Textual view over engine events (`run_app`) or over a run log (`run_viewer`).
 
 Shape (after bloomberg/memray's live view): the engine's worker threads only append to a bounded,
-thread-safe `Inbox`; a `set_interval` timer drains it at ≤ 10 Hz and updates every widget inside one
-`batch_update()`. Statistics are the engine's own running ones (summaries at ≤ 4 Hz), the episode log
-and the sparklines are ring buffers, so memory stays flat however long the run. Nothing slow runs on
-the event loop: loading the policies, exports and log look-ups run in daemon threads that post
-messages back.
+thread-safe `Inbox`; a `set_interval` timer drains it (4 Hz) and updates the widgets inside one
+`batch_update()`. Statistics are the engine's own running ones, summarised once a second; the episode
+log and the sparklines are ring buffers, so memory stays flat however long the run. Nothing slow runs
+on the event loop: loading the policies, exports and log look-ups run in daemon threads that post
+messages back (daemon threads, not Textual thread workers: those run on asyncio's default executor,
+which the app's exit would wait for while a checkpoint loads).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, State
 from tui_eval.spec import BadInput
 
 from . import messages as msg
-from .export import export_run
+from .export import export_paths, export_run
 from .inbox import Inbox
 from .source import FACT_KEYS, LiveSource, LogSource
 from .widgets import (ComparisonTable, EpisodeLog, ExploreScreen, HelpScreen, Histograms, LogHeader,
@@ -39,8 +40,11 @@ from .widgets.episode_log import Filter
 from .widgets.run_header import HeaderInfo
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 2, 130
-REFRESH_HZ = 10.0  # inbox drain, log, sparklines, header
-STATS_INTERVAL = 0.25  # summaries (intervals, IQM bootstrap, verdict) at most this often
+# Measured on 2 cores (bench/bench_ui.py): every frame holds the GIL the evaluation threads need, so
+# the stream (log, sparklines: a small band of the screen) redraws at 4 Hz and the statistics (table,
+# verdict, histograms, header counts: the whole screen) once a second; a key press redraws at once.
+REFRESH_HZ = 4.0
+STATS_INTERVAL = 1.0
 LOG_ROWS = 500
 
 
@@ -59,9 +63,9 @@ class EvalApp(App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     BINDINGS = [
-        Binding("space,p", "toggle_pause", "pause/resume"),
+        Binding("space,p", "toggle_pause", "pause"),
         Binding("r", "resample", "resample"),
-        Binding("b", "toggle_view", "block/all"),
+        Binding("b", "toggle_view", "blocks"),
         Binding("x", "explore", "explore"),
         Binding("e", "export", "export"),
         Binding("f", "filter_path", "filter path", show=False),
@@ -94,7 +98,7 @@ class EvalApp(App[int]):
         self._last_stats = 0.0
         self._stats_dirty = True
         self._exporting = False
-        self._closing = False
+        self._quitting = False
         if plan is not None:
             self.paths = list(plan.paths)
             self.facts = {"checkpoint": str(plan.kind.checkpoint), "kind": plan.kind.name,
@@ -122,8 +126,9 @@ class EvalApp(App[int]):
                 yield ComparisonTable(TableData(paths=self.paths, target=self.target), id="table")
                 yield VerdictBar(id="verdict")
             with Panel(id="charts", classes="panel"):
-                yield Sparklines(self.paths, id="sparks")
+                # histograms first: they are what 80x24 drops, and the sparklines sit above the log
                 yield Histograms(self.paths, id="histograms")
+                yield Sparklines(self.paths, id="sparks")
             with Horizontal(id="log-area"):
                 with Vertical(id="log-panel", classes="panel"):
                     yield LogHeader()
@@ -162,7 +167,7 @@ class EvalApp(App[int]):
         except Exception as exc:  # a bug, not the user's input: still no traceback over the screen
             self.post_message(msg.LoadFailed(f"{type(exc).__name__}: {exc}", 1))
             return
-        if self._closing or not self.post_message(msg.EngineReady(engine)):
+        if self._quitting or not self.post_message(msg.EngineReady(engine)):
             engine.close()  # the user quit while it loaded
             engine.log.set_meta(status="cancelled", finished_at=time.time())
 
@@ -171,7 +176,7 @@ class EvalApp(App[int]):
         self.query_one(StatusLine).say(f"loaded {message.name} in {message.seconds:.1f}s")
 
     def on_engine_ready(self, message: msg.EngineReady) -> None:
-        if self._closing:
+        if self._quitting:
             message.engine.close()
             return
         self.engine = message.engine
@@ -194,7 +199,7 @@ class EvalApp(App[int]):
         self.notify(message.message, title="could not load the checkpoint", severity="error", timeout=30)
         self._show_header()
 
-    # ------------------------------------------------------------------ refresh (timer, ≤ 10 Hz)
+    # ------------------------------------------------------------------ refresh (timer, REFRESH_HZ)
     def _tick(self) -> None:
         src = self.source
         if src is None:
@@ -208,14 +213,27 @@ class EvalApp(App[int]):
             if batch.episodes:
                 records = [rec for _, rec in batch.episodes]
                 self.query_one(EpisodeLog).add(records)
-                self.query_one(Sparklines).add(records)
-                self.query_one("#charts").border_title = self.query_one(Sparklines).caption()
-                self._set_log_title()
+                self.query_one(Sparklines).add(records, redraw=False)  # redrawn with the statistics
                 self._stats_dirty = True
-            if self._stats_dirty and now - self._last_stats >= self.stats_interval:
-                self._refresh_stats()
+                detail = self.query_one(SeedDetail)
+                if detail.records is not None and self.query_one("#detail-panel").has_class("-open"):
+                    same = [r for r in records if r.seed == detail.seed and r.block == detail.block]
+                    if same:  # the other path finished the selected seed: show it
+                        detail.show(self.paths, detail.seed, detail.block, detail.records + same)
+            if now - self._last_stats >= self.stats_interval:
+                if self._stats_dirty:
+                    self._refresh_stats()
                 self._last_stats = now
-            self._show_header()
+                self._show_header()
+                self.query_one(StatusLine).age()
+            elif batch.events:
+                self._show_header()
+
+    def _set_title(self, selector: str, title: str) -> None:
+        """Border titles repaint their panel: set them only when they change."""
+        widget = self.query_one(selector)
+        if widget.border_title != title:
+            widget.border_title = title
 
     def _stats(self):
         return self.source.block_stats if self.view_block else self.source.stats
@@ -224,13 +242,13 @@ class EvalApp(App[int]):
         src = self.source
         stats = self._stats()
         self._stats_dirty = False
-        self.summaries = {name: s.summary() for name, s in stats.paths.items()}
-        self.comparison = stats.comparison.summary() if stats.comparison is not None else None
+        self.summaries, self.comparison = src.summaries(self.view_block)
         data = TableData(paths=self.paths, summaries=self.summaries,
                          explore={n: src.explore(n) for n in self.paths},
                          throughput={n: src.throughput(n) for n in self.paths},
                          target=self.target, comparison=self.comparison)
         self.query_one(ComparisonTable).show(data)
+        self.query_one(Sparklines).refresh()
         if self.load_error is None:
             self.query_one(VerdictBar).show(self.comparison, self.paths[0] if len(self.paths) == 1 else None)
         hist = self.query_one(Histograms)
@@ -241,7 +259,8 @@ class EvalApp(App[int]):
             f"comparison · block {len(blocks) - 1} only (seeds {blocks[-1]})")
         if len(blocks) > 1 and not self.view_block:
             title += f" ({len(blocks)}) · b: this block only"
-        self.query_one("#compare").border_title = title
+        self._set_title("#compare", title)
+        self._set_title("#charts", self.query_one(Sparklines).caption())
 
     def _header_info(self) -> HeaderInfo:
         src = self.source
@@ -253,7 +272,9 @@ class EvalApp(App[int]):
             note = f"loading {waiting[0]}…" if waiting else "starting…"
         else:
             state = src.state
-        if self._closing and state not in ("done", "failed"):
+            if state == "stale":
+                note = f"no new record for {int(src.idle_seconds())}s: the run may have died"
+        if self._quitting and state not in ("done", "failed"):
             state = "stopping"
         block = ""
         done: dict[str, int] = {}
@@ -276,14 +297,18 @@ class EvalApp(App[int]):
 
     def _set_log_title(self) -> None:
         log = self.query_one(EpisodeLog)
-        title = f"episodes · newest first · {log.filter.describe()}"
-        if log.total:
-            title += f" · {log.total:,} seen, last {min(log.total, log.cap)} kept"
-        self.query_one("#log-panel").border_title = title
+        title = f"episodes · newest first · {log.filter.describe()} · the last {log.cap} kept · enter: both paths"
+        self._set_title("#log-panel", title)
 
     def _on_engine_event(self, event: Event) -> None:
         status = self.query_one(StatusLine)
         if isinstance(event, StateChanged):
+            if self.readonly:
+                if event.state in ("done", "stale", "stopped", "interrupted", "failed"):
+                    status.say(f"the run log says: {event.state}" if event.state != "stale" else
+                               "no new record for a while: the run may have died (its log says running)")
+                self._stats_dirty = True
+                return
             if event.state == "paused":
                 status.say("paused: no new episodes start; episodes in flight finish and are recorded",
                            style="yellow")
@@ -307,6 +332,12 @@ class EvalApp(App[int]):
             status.say(f"{event.path} finished its episodes")
 
     # ------------------------------------------------------------------ actions
+    def check_action(self, action: str, parameters) -> bool | None:
+        """The read-only view shows the run's controls disabled (dimmed in the footer)."""
+        if self.readonly and action in ("toggle_pause", "resample", "explore"):
+            return None
+        return True
+
     def _can_control(self, what: str) -> bool:
         status = self.query_one(StatusLine)
         if self.readonly:
@@ -360,9 +391,11 @@ class EvalApp(App[int]):
             return
         on = not self.source.explore(name)
         block = self.source.set_explore(name, on)
+        deterministic = not any(self.source.explore(n) for n in self.paths)
         text = (f"explore {'on' if on else 'off'} for {name}: new seed block {block} "
-                f"(block {len(self.source.blocks) - 1}); the verdict is now "
-                f"{'statistical' if any(self.source.explore(n) for n in self.paths) else 'exact when paths agree'}")
+                f"(block {len(self.source.blocks) - 1}); "
+                + ("every path is deterministic now: b shows this block's exact verdict" if deterministic
+                   else "this block's verdict is statistical (b shows it alone)"))
         self.query_one(StatusLine).say(text, style="bold")
         self.notify(text, title="explore changed", timeout=6)
         self._stats_dirty = True
@@ -420,7 +453,11 @@ class EvalApp(App[int]):
         self._last_stats = 0.0
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(readonly=self.readonly))
+        csv_path, json_path = export_paths(self.log_path)
+        files = {"run log": str(self.log_path), "export (e)": f"{csv_path}, {json_path}"}
+        if not self.readonly:
+            files["library output"] = f"{stderr_path(self.log_path)} (written while the app runs)"
+        self.push_screen(HelpScreen(readonly=self.readonly, files=files))
 
     def on_episode_log_seed_selected(self, message: EpisodeLog.SeedSelected) -> None:
         rec = message.record
@@ -458,10 +495,11 @@ class EvalApp(App[int]):
         self._leave(EXIT_INTERRUPTED)
 
     def _leave(self, code: int) -> None:
-        self._closing = True
+        self._quitting = True
+        self.finished_before_quit = self.engine is not None and self.engine.state == "done"
         if self.source is not None:
             self.source.stop()  # the engine stops now; run_app waits for it after the screen is restored
-        self.exit(code)
+        self.exit(code, return_code=code)
 
     def on_unmount(self) -> None:
         if isinstance(self.source, LogSource):
@@ -522,7 +560,7 @@ def finish_live(app: EvalApp, code: int, out=None, err=None) -> int:
                     RunLog(app.log_path).set_meta(status="failed", error=app.load_error, finished_at=time.time())
             return app.load_exit_code
         return code
-    was_done = engine.state == "done"
+    was_done = getattr(app, "finished_before_quit", engine.state == "done")
     engine.stop()
     if not engine.wait(timeout=2.0):
         err.write("waiting for the paths to stop (finished episodes are already in the log)…\n")
@@ -538,10 +576,15 @@ def finish_live(app: EvalApp, code: int, out=None, err=None) -> int:
     return code
 
 
+def stderr_path(log_path: str | Path) -> Path:
+    """Where libraries' stderr goes while the app holds the terminal."""
+    return Path(f"{Path(log_path).with_suffix('')}.stderr.txt")
+
+
 def run_app(plan) -> int:
     """`tui-eval CKPT`: the live app; after it exits, the summary table on stdout. Returns the exit code."""
     app = EvalApp(plan)
-    stderr_file = Path(f"{Path(plan.log_path).with_suffix('')}.stderr.txt")
+    stderr_file = stderr_path(plan.log_path)
     with _library_output_to(stderr_file):
         code = app.run()
     if code is None:  # the app died before it could choose (Textual printed why)

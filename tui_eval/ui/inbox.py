@@ -50,27 +50,26 @@ class Inbox:
         """Called from any thread."""
         with self._lock:
             if isinstance(event, EpisodeFinished):
-                rec = event.record
-                item = (next(self._seq), rec)
-                self._arrived[rec.path] = self._arrived.get(rec.path, 0) + 1
-                if rec.invalid:
-                    self._invalid.append(item)
-                    return
-                queue = self._by_path.get(rec.path)
-                if queue is None:
-                    queue = self._by_path[rec.path] = collections.deque(maxlen=self.keep)
-                queue.append(item)
+                self._keep(event.record)
             else:
                 self._events.append(event)
 
     def put_many(self, records: list[EpisodeRecord]) -> None:
-        """Many records at once (the log viewer's replay); keeps only what `put` would keep."""
-        for rec in records[-self.keep * 4:]:
-            self.put(EpisodeFinished(rec))
-        if len(records) > self.keep * 4:
-            with self._lock:
-                for rec in records[: -self.keep * 4]:
-                    self._arrived[rec.path] = self._arrived.get(rec.path, 0) + 1
+        """Many records at once (the log viewer's replay), under one lock."""
+        with self._lock:
+            for rec in records:
+                self._keep(rec)
+
+    def _keep(self, rec: EpisodeRecord) -> None:
+        item = (next(self._seq), rec)
+        self._arrived[rec.path] = self._arrived.get(rec.path, 0) + 1
+        if rec.invalid:
+            self._invalid.append(item)
+            return
+        queue = self._by_path.get(rec.path)
+        if queue is None:
+            queue = self._by_path[rec.path] = collections.deque(maxlen=self.keep)
+        queue.append(item)
 
     def drain(self) -> Batch:
         with self._lock:

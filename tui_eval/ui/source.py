@@ -3,6 +3,10 @@
 Both sources have the same face: statistics of all blocks and of the current block, the run's state,
 its facts, throughput, and (live only) the controls. Events reach the app through an `Inbox` that
 the source fills from its own threads: the engine's workers, or the log viewer's poller.
+
+The app reads the statistics without the engine's lock (a summary is a few ms; holding the lock that
+long would stall the workers): a frame may show a count one episode ahead of a mean, never a wrong one
+for long, and the next refresh is consistent again.
 """
 
 from __future__ import annotations
@@ -65,6 +69,10 @@ class LiveSource:
     def elapsed(self) -> float:
         return self.engine.active_seconds()
 
+    def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], dict | None]:
+        """Per-path and comparison summaries, read under the engine's lock (stats are not thread-safe)."""
+        return self.engine.snapshot(current_block_only)
+
     def throughput(self, name: str) -> tuple[float, float]:
         return self.engine.throughput(name)
 
@@ -104,12 +112,14 @@ class LogSource:
 
     readonly = True
     CHUNK = 20_000
+    STALE_S = 30.0
 
     def __init__(self, log_path: str | Path, inbox: Inbox, poll_s: float = 0.5):
         self.log_path = Path(log_path)
         self.inbox = inbox
         self.poll_s = poll_s
         self.log = RunLog(self.log_path, readonly=True)
+        self._stats_lock = threading.Lock()
         self._meta = self.log.meta()
         meta = self._meta
         self.paths = list(meta.get("paths") or [])
@@ -128,6 +138,7 @@ class LogSource:
         self._replayed = threading.Event()  # set once the log was read to its end at least once
         self._stop = threading.Event()
         self._state = "loading"
+        self._last_at: float | None = None
         self._thread = threading.Thread(target=self._poll, name="log-viewer", daemon=True)
 
     def _fresh_stats(self) -> RunStats:
@@ -165,21 +176,37 @@ class LogSource:
                 self.inbox.put(BlockStarted(rec.block, self.blocks[rec.block], "seen in the log"))
             if rec.explore is not None:
                 self._explore[rec.path] = rec.explore
-            self.stats.add(rec)
-            if rec.block == len(self.blocks) - 1:
-                self.block_stats.add(rec)
+            with self._stats_lock:
+                self.stats.add(rec)
+                if rec.block == len(self.blocks) - 1:
+                    self.block_stats.add(rec)
             records.append(rec)
         if records:
             self.inbox.put_many(records)
         if len(rows) < self.CHUNK:
             self._meta = self.log.meta()
+            self._last_at = self.log.last_finished_at() or self._last_at
             status = str(self._meta.get("status", "?"))
             state = {"running": "running", "finished": "done"}.get(status, status)
+            if state == "running" and self.idle_seconds() > self.STALE_S:
+                state = "stale"  # says running, but nothing arrived for a while: the run may have died
             if state != self._state:
                 self._state = state
                 self.inbox.put(StateChanged(state))
             self._replayed.set()
         return len(rows)
+
+    def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], dict | None]:
+        """Per-path and comparison summaries, read under the lock the poller adds records under."""
+        stats = self.block_stats if current_block_only else self.stats
+        with self._stats_lock:
+            paths = {name: s.summary() for name, s in stats.paths.items()}
+            return paths, stats.comparison.summary() if stats.comparison is not None else None
+
+    def idle_seconds(self) -> float:
+        """Seconds since the newest record was written (or since the run started, before any)."""
+        last = self._last_at or self._meta.get("started_at")
+        return 0.0 if not last else max(0.0, time.time() - last)
 
     # ---- numbers
     @property
@@ -187,13 +214,17 @@ class LogSource:
         return self._state
 
     def elapsed(self) -> float:
+        """Wall seconds from the run's start to its end, its newest record (stale), or now (live)."""
         started = self._meta.get("started_at")
         if not started:
             return 0.0
-        return max(0.0, (self._meta.get("finished_at") or time.time()) - started)
+        end = self._meta.get("finished_at")
+        if end is None:
+            end = self._last_at if self._state == "stale" and self._last_at else time.time()
+        return max(0.0, end - started)
 
     def throughput(self, name: str) -> tuple[float, float]:
-        """Episodes and env steps per wall second since the run started (loading time included)."""
+        """Episodes and env steps per wall second over `elapsed` (which includes loading and pauses)."""
         seconds = max(self.elapsed(), 1e-9)
         stats = self.stats.paths[name]
         steps = getattr(stats, "_len_sum", 0)  # env steps of valid episodes (invalid ones are short)

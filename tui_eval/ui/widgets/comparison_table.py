@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich import box
-from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
@@ -17,18 +15,19 @@ from tui_eval.format import interval, num, on_off, percent
 
 from .palette import path_style
 
-# (key, header, minimum terminal width to show it)
+# (key, header); columns are dropped from the end of DROP_ORDER while the table is wider than the widget
 COLUMNS = (
-    ("path", "path", 0),
-    ("explore", "explore", 0),
-    ("episodes", "episodes", 0),
-    ("mean", "mean  [anytime 95%]", 0),
-    ("iqm", "IQM", 100),
-    ("success", "success  [anytime 95%]", 0),
-    ("invalid", "invalid", 0),
-    ("length", "mean len", 100),
-    ("eps", "ep/s", 72),
+    ("path", "path"),
+    ("explore", "explore"),
+    ("episodes", "episodes"),
+    ("mean", "mean [anytime 95%]"),
+    ("iqm", "IQM"),
+    ("success", "success [anytime 95%]"),
+    ("invalid", "invalid"),
+    ("length", "mean len"),
+    ("eps", "ep/s"),
 )
+DROP_ORDER = ("length", "iqm", "eps", "explore")
 
 
 @dataclass
@@ -58,7 +57,7 @@ def path_cells(name: str, s: dict[str, Any], data: TableData) -> dict[str, Text 
     }
 
 
-def diff_cells(c: dict[str, Any]) -> dict[str, Text | str]:
+def diff_cells(c: dict[str, Any], label: str | None = None) -> dict[str, Text | str]:
     success = "—"
     if c.get("success_diff") is not None:
         lo_hi = c.get("success_diff_cs95")
@@ -66,7 +65,7 @@ def diff_cells(c: dict[str, Any]) -> dict[str, Text | str]:
             f" [{100 * lo_hi[0]:+.0f}, {100 * lo_hi[1]:+.0f}]" if lo_hi else "")
     paired = c.get("paired", 0)
     return {
-        "path": Text(f"Δ {c['a']}−{c['b']}", style="bold"),
+        "path": Text(label or f"Δ {c['a']}−{c['b']}", style="bold"),
         "explore": "",
         "episodes": f"{paired:,} pairs",
         "mean": f"{num(c.get('diff_mean'), 1)}  {interval(c.get('diff_cs95'), 1)}",
@@ -80,7 +79,7 @@ def diff_cells(c: dict[str, Any]) -> dict[str, Text | str]:
 
 class ComparisonTable(Widget):
     DEFAULT_CSS = """
-    ComparisonTable { height: auto; }
+    ComparisonTable { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
     def __init__(self, data: TableData, **kwargs):
@@ -94,20 +93,50 @@ class ComparisonTable(Widget):
     def get_content_height(self, container, viewport, width: int) -> int:
         return 1 + len(self.data.paths) + (1 if len(self.data.paths) >= 2 else 0)
 
-    def render(self) -> Table:
+    def render(self) -> Text:
+        """Aligned columns drawn as plain Text lines (a Rich Table costs several times more per frame)."""
         width = self.size.width or 120
-        columns = [c for c in COLUMNS if width >= c[2]]
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), expand=False,
-                      header_style="bold dim", show_header=True)
-        # SIMPLE_HEAD draws a rule under the header; we have no room for it at 24 rows
-        table.box = None
-        for key, header, _ in columns:
-            table.add_column(header, justify="left" if key in ("path", "explore") else "right", no_wrap=True)
         d = self.data
+        has_success = any(d.summaries.get(n, {}).get("success_rate") is not None for n in d.paths)
+        headers = {k: h for k, h in COLUMNS}
+        if not has_success:
+            headers["success"] = "success"
+        rows: list[tuple[dict[str, Text], str]] = []
+
+        def texts(cells) -> dict[str, Text]:
+            return {k: Text(v) if isinstance(v, str) else v for k, v in cells.items()}
+
         for name in d.paths:
-            cells = path_cells(name, d.summaries.get(name, {}), d)
-            table.add_row(*(cells[key] for key, _, _ in columns))
+            rows.append((texts(path_cells(name, d.summaries.get(name, {}), d)), ""))
         if d.comparison is not None:
-            cells = diff_cells(d.comparison)
-            table.add_row(*(cells[key] for key, _, _ in columns), style="on grey15")
-        return table
+            c = d.comparison
+            label = f"Δ {c['a']}−{c['b']}"
+            if len(label) > max(12, max(len(n) for n in d.paths)) and width < 110:
+                label = "Δ difference"
+            rows.append((texts(diff_cells(c, label)), "on #262626"))
+        keys = [k for k, _ in COLUMNS]
+        widths = {k: max([len(headers[k])] + [cells[k].cell_len for cells, _ in rows]) for k in keys}
+        for drop in DROP_ORDER:  # narrow terminals: the columns that decide the verdict stay
+            if sum(widths[k] + 1 for k in keys) <= width:
+                break
+            keys.remove(drop)
+        lines = []
+        head = Text(style="bold dim")
+        for key in keys:
+            left = key in ("path", "explore")
+            head.append((headers[key].ljust if left else headers[key].rjust)(widths[key]) + " ")
+        lines.append(head)
+        for cells, style in rows:
+            line = Text(style=style)
+            for key in keys:
+                cell = cells[key]
+                pad = " " * (widths[key] - cell.cell_len)
+                if key in ("path", "explore"):
+                    line.append_text(cell)
+                    line.append(pad + " ")
+                else:
+                    line.append(pad)
+                    line.append_text(cell)
+                    line.append(" ")
+            lines.append(line)
+        return Text("\n").join(lines)

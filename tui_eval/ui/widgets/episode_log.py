@@ -39,7 +39,7 @@ def _cell(text: str, width: int, right: bool) -> str:
 
 
 def row_cells(rec: EpisodeRecord) -> list[str]:
-    ret = "—" if not math.isfinite(rec.ret) else num(rec.ret, 2 if abs(rec.ret) < 100 else 1)
+    ret = "—" if not math.isfinite(rec.ret) else num(rec.ret, 1)
     success = "—" if rec.success is None else ("yes" if rec.success else "no")
     explore = "—" if rec.explore is None else ("on" if rec.explore else "off")
     invalid = f"× {rec.reason or 'invalid'}" if rec.invalid else ""
@@ -48,7 +48,7 @@ def row_cells(rec: EpisodeRecord) -> list[str]:
 
 class LogHeader(Widget):
     DEFAULT_CSS = """
-    LogHeader { height: 1; color: $text-muted; text-style: bold; }
+    LogHeader { height: 1; color: $text-muted; text-style: bold; text-wrap: nowrap; text-overflow: clip; }
     """
 
     def render(self) -> Text:
@@ -67,7 +67,7 @@ class Filter:
 
 class EpisodeLog(ScrollView, can_focus=True):
     DEFAULT_CSS = """
-    EpisodeLog { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
+    EpisodeLog { height: 1fr; overflow-x: hidden; overflow-y: hidden; }
     EpisodeLog > .episode-log--cursor { background: $accent 40%; }
     EpisodeLog:focus > .episode-log--cursor { background: $accent; color: $text; text-style: bold; }
     EpisodeLog > .episode-log--invalid { color: $error; }
@@ -99,11 +99,10 @@ class EpisodeLog(ScrollView, can_focus=True):
         self._by_path: dict[str, collections.deque[EpisodeRecord]] = {}
         self.filter = Filter()
         self.total = 0
+        self._styles_memo: dict | None = None  # resolved Rich styles, reset when CSS state changes
+        self._lines: dict[tuple[EpisodeRecord, int], list[Segment]] = {}  # (record, width) -> segments
 
     # ------------------------------------------------------------------ data
-    def set_paths(self, paths: list[str]) -> None:
-        self.paths = list(paths)
-
     def _deque_for(self, f: Filter) -> collections.deque:
         if f.invalid_only:
             return self._invalid
@@ -136,20 +135,29 @@ class EpisodeLog(ScrollView, can_focus=True):
         if shown:
             self._rows_changed(shown, before)
 
+    def _set_row_count(self, count: int) -> None:
+        """Change the scrollable height without a layout pass (no scrollbar: the keys scroll, and a
+        scrollbar redrawn at every new episode costs more than the rows it frames)."""
+        size = Size(self.size.width, count)
+        if size != self.virtual_size:
+            self.set_reactive(EpisodeLog.virtual_size, size)
+
     def _rows_changed(self, added: int, before: int) -> None:
         count = len(self.rows)
+        self._set_row_count(count)
         if self.cursor > 0:  # keep the cursor on the same episode as new ones arrive above it
             self.set_reactive(EpisodeLog.cursor, min(count - 1, self.cursor + added))
-            if self.scroll_y > 0 or self.cursor >= self.size.height:
-                self.scroll_to(y=min(self.scroll_y + added, max(0, count - self.size.height)), animate=False,
-                               immediate=True)
-        self.virtual_size = Size(self.size.width, count)
+            if self.scroll_y > 0 or self.cursor >= self.scrollable_content_region.height:
+                self.scroll_to(y=min(self.scroll_y + added, max(0, count - self.scrollable_content_region.height)),
+                               animate=False, immediate=True)
+        if len(self._lines) > 4 * self.cap:
+            self._lines.clear()
         self.refresh()
 
     def set_filter(self, f: Filter) -> None:
         self.filter = f
         self.set_reactive(EpisodeLog.cursor, 0)
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self._set_row_count(len(self.rows))
         self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
 
@@ -191,32 +199,75 @@ class EpisodeLog(ScrollView, can_focus=True):
             self.post_message(self.SeedSelected(rec))
 
     # ------------------------------------------------------------------ drawing
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles_memo = None
+        self._lines.clear()
+
+    def on_focus(self) -> None:
+        self._styles_memo = None
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self._styles_memo = None
+        self.refresh()
+
+    def _styles_for_lines(self) -> dict:
+        memo = self._styles_memo
+        if memo is None:
+            base = self.rich_style
+            memo = self._styles_memo = {
+                "base": base,
+                "cursor": self.get_component_rich_style("episode-log--cursor"),
+                "invalid": base + self.get_component_rich_style("episode-log--invalid"),
+                "dim": base + Style(dim=True),
+                "paths": {name: base + Style.parse(path_style(self.paths, name)) for name in self.paths},
+            }
+        return memo
+
+    def _segments(self, rec: EpisodeRecord, width: int, styles: dict) -> list[Segment]:
+        key = (rec, width)
+        segments = self._lines.get(key)
+        if segments is None:
+            base = styles["base"]
+            rest = max(0, width - sum(w + 1 for _, w, _ in COLUMNS[:-1]))
+            cells = row_cells(rec)
+            segments = []
+            text = []
+            for (header, w, right), cell in zip(COLUMNS, cells):
+                piece = _cell(cell, w or rest, right) + " "
+                if header == "path" or (header == "invalid" and cell):
+                    if text:
+                        segments.append(Segment("".join(text), base))
+                        text = []
+                    style = styles["paths"].get(rec.path, base) if header == "path" else styles["invalid"]
+                    segments.append(Segment(piece, style))
+                else:
+                    text.append(piece)
+            if text:
+                segments.append(Segment("".join(text), base))
+            segments = list(Strip(segments).crop(0, width).extend_cell_length(width, base))
+            self._lines[key] = segments
+        return segments
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         rows = self.rows
         row = int(self.scroll_y) + y
-        base = self.rich_style
+        styles = self._styles_for_lines()
+        base = styles["base"]
         if row >= len(rows):
             if row == 0 and y == 0:
                 msg = "no episodes yet" if not self.filter.invalid_only else "no invalid episodes"
-                return Strip([Segment(msg, Style(dim=True) + base)]).extend_cell_length(width, base)
+                return Strip([Segment(msg, styles["dim"])]).extend_cell_length(width, base)
             return Strip.blank(width, base)
         rec = rows[len(rows) - 1 - row]
-        cells = row_cells(rec)
-        rest = max(0, width - sum(w + 1 for _, w, _ in COLUMNS[:-1]))
+        segments = self._segments(rec, width, styles)
         if row == self.cursor:
-            base = base + self.get_component_rich_style("episode-log--cursor")
-        segments = []
-        for (header, w, right), text in zip(COLUMNS, cells):
-            w = w or rest
-            style = base
-            if header == "path":
-                style = base + Style.parse(path_style(self.paths, rec.path))
-            elif header == "invalid" and text:
-                style = base + self.get_component_rich_style("episode-log--invalid")
-            segments.append(Segment(_cell(text, w, right), style))
-            segments.append(Segment(" ", base))
-        return Strip(segments).crop(0, width).extend_cell_length(width, base)
+            cursor = styles["cursor"]
+            return Strip([Segment(t, (st or base) + cursor) for t, st, _ in segments], width)
+        return Strip(segments, width)
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self._lines.clear()
+        self._set_row_count(len(self.rows))

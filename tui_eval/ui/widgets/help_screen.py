@@ -21,6 +21,7 @@ KEYS = (
     ("tab", "move between panels (↑↓ PgUp PgDn Home End in the log)"),
     ("h", "show or hide the return histograms"),
     ("q", "quit: stop the run; the log keeps every finished episode; the summary is printed"),
+    ("ctrl+c", "the same, with exit code 130 (interrupted)"),
 )
 
 GLOSSARY = (
@@ -39,14 +40,15 @@ GLOSSARY = (
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 90%; max-width: 110; height: 90%; border: round $accent;
-                                  background: $surface; padding: 0 1; }
+    HelpScreen > VerticalScroll { width: 90%; max-width: 110; height: auto; max-height: 90%;
+                                  border: round $accent; background: $surface; padding: 0 1; }
     """
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "close")]
 
-    def __init__(self, readonly: bool = False):
+    def __init__(self, readonly: bool = False, files: dict[str, str] | None = None):
         super().__init__()
         self.readonly = readonly
+        self.files = files or {}
 
     def compose(self) -> ComposeResult:
         keys = Table.grid(padding=(0, 2))
@@ -61,9 +63,17 @@ class HelpScreen(ModalScreen[None]):
         terms.add_column()
         for term, what in GLOSSARY:
             terms.add_row(term, what)
+        files = Table.grid(padding=(0, 2))
+        files.add_column(style="bold", no_wrap=True)
+        files.add_column()
+        for what, where in self.files.items():
+            files.add_row(what, where)
         with VerticalScroll() as scroll:
             scroll.border_title = "help · esc to close"
             yield Static(Text("Keys", style="bold underline"))
             yield Static(keys)
             yield Static(Text("\nWhat the numbers mean", style="bold underline"))
             yield Static(terms)
+            if self.files:
+                yield Static(Text("\nThis run", style="bold underline"))
+                yield Static(files)

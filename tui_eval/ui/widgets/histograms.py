@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
@@ -15,7 +14,7 @@ from .palette import path_style
 
 class Histograms(Widget):
     DEFAULT_CSS = """
-    Histograms { height: 6; }
+    Histograms { height: 6; text-wrap: nowrap; text-overflow: clip; }
     """
 
     def __init__(self, paths: list[str], **kwargs):
@@ -23,17 +22,17 @@ class Histograms(Widget):
         self.paths = list(paths)
         self.hists = {name: Histogram() for name in self.paths}
         self.stats: dict[str, object] = {}
-
-    def set_paths(self, paths: list[str]) -> None:
-        self.paths = list(paths)
-        self.hists = {name: self.hists.get(name) or Histogram() for name in self.paths}
+        self._key: tuple = ()
 
     def show(self, stats: dict[str, object]) -> None:
         """`stats`: PathStats per path (read only: their valid returns, count and invalid count)."""
-        self.stats = stats
-        self.refresh()
+        key = tuple((n, id(s), s.n, s.invalid) for n, s in stats.items())
+        if key != self._key:
+            self._key = key
+            self.stats = stats
+            self.refresh()
 
-    def render(self) -> Table | Text:
+    def render(self) -> Text:
         present = [n for n in self.paths if n in self.stats and self.stats[n].n > 0]
         if not present:
             return Text("distribution appears after the first episodes", style="dim")
@@ -49,22 +48,28 @@ class Histograms(Widget):
         bins = bin_count(max(self.stats[n].n for n in present), col)
         counts = {n: self.hists[n].update(self.stats[n], float(lo), float(hi), bins) for n in present}
         peak = max((c.max() / c.sum()) for c in counts.values() if c.sum())
-        grid = Table.grid(padding=(0, gap, 0, 0))
-        for _ in self.paths:
-            grid.add_column(width=col, no_wrap=True)
-        columns = []
+        columns: list[list[Text]] = []
         for name in self.paths:
             s = self.stats.get(name)
             title = Text(no_wrap=True, overflow="ellipsis")
             title.append(name, style=path_style(self.paths, name))
             if s is None or s.n == 0:
                 title.append("  no valid episodes yet", style="dim")
-                columns.append(Text("\n").join([title] + [Text("")] * (height + 1)))
+                columns.append([title] + [Text("")] * (height + 1))
                 continue
             title.append(f"  n={s.n:,}", style="dim")
             if s.invalid:
                 title.append(f"  {s.invalid:,} invalid ×", style="bold red")
             rows = histogram_lines(counts[name], height, peak, path_style(self.paths, name, bar=True), col)
-            columns.append(Text("\n").join([title, *rows, axis_line(float(lo), float(hi), col)]))
-        grid.add_row(*columns)
-        return grid
+            columns.append([title, *rows, axis_line(float(lo), float(hi), col)])
+        lines = []
+        for parts in zip(*columns):
+            line = Text(no_wrap=True, overflow="crop")
+            for i, part in enumerate(parts):
+                part = part.copy()
+                part.truncate(col, pad=True)
+                line.append_text(part)
+                if i < len(parts) - 1:
+                    line.append(" " * gap)
+            lines.append(line)
+        return Text("\n", no_wrap=True, overflow="crop").join(lines)

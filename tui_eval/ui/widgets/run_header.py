@@ -37,7 +37,7 @@ class HeaderInfo:
 
 class RunHeader(Widget):
     DEFAULT_CSS = """
-    RunHeader { height: 2; background: $panel; padding: 0 1; }
+    RunHeader { height: 2; background: $panel; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, info: HeaderInfo, **kwargs):
@@ -60,7 +60,7 @@ class RunHeader(Widget):
         top = Text(no_wrap=True, overflow="ellipsis")
         top.append("tui-eval ", style="bold")
         if i.readonly:
-            top.append(" READ-ONLY ", style="bold black on bright_white")
+            top.append(" READ-ONLY ", style="bold black on white")
             top.append(" ")
         top.append(i.checkpoint, style="bold")
         parts = [i.kind, i.facts.get("algorithm", ""), i.facts.get("env", ""),
@@ -73,9 +73,6 @@ class RunHeader(Widget):
         bottom.append(f" {clock(i.elapsed)}", style="bold")
         if i.note:
             bottom.append(f"  {i.note}", style="italic")
-        if i.block:
-            bottom.append("  seeds ", style="dim")
-            bottom.append(i.block)
         total = 0
         for name in i.paths:
             done = i.done.get(name, 0)
@@ -85,10 +82,14 @@ class RunHeader(Widget):
             bottom.append(f" {done:,}" + (f"/{i.target:,}" if i.target else ""))
         if i.target:
             goal = i.target * max(1, len(i.paths))
-            room = width - bottom.cell_len - 8
-            if room >= 6:
-                bar_width = min(24, room)
-                bottom.append("  ")
-                bottom.append(progress_bar(total, goal, bar_width), style="green on grey23")
-                bottom.append(f" {100 * total / goal:3.0f}%")
-        return Text("\n").join([top, bottom])
+            seeds_room = len(i.block) + 8 if i.block else 0
+            bar_width = min(20, width - bottom.cell_len - seeds_room - 7)
+            bottom.append("  ")
+            if bar_width >= 5:
+                bottom.append(progress_bar(total, goal, bar_width), style="green on #3a3a3a")
+                bottom.append(" ")
+            bottom.append(f"{100 * total / goal:.0f}%")
+        if i.block:
+            bottom.append("  seeds ", style="dim")
+            bottom.append(i.block)
+        return Text("\n", no_wrap=True, overflow="ellipsis").join([top, bottom])

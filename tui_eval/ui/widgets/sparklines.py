@@ -20,7 +20,7 @@ SUFFIX = 9
 
 class Sparklines(Widget):
     DEFAULT_CSS = """
-    Sparklines { height: auto; }
+    Sparklines { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
     def __init__(self, paths: list[str], keep: int = 1024, **kwargs):
@@ -28,22 +28,13 @@ class Sparklines(Widget):
         self.paths = list(paths)
         self.points = {name: collections.deque(maxlen=keep) for name in self.paths}
 
-    def set_paths(self, paths: list[str]) -> None:
-        self.paths = list(paths)
-        self.points = {name: self.points.get(name) or collections.deque(maxlen=1024) for name in self.paths}
-        self.refresh(layout=True)
-
-    def add(self, records: list[EpisodeRecord]) -> None:
+    def add(self, records: list[EpisodeRecord], redraw: bool = True) -> None:
         for rec in records:
             points = self.points.get(rec.path)
             if points is not None:
                 points.append((rec.ret, rec.invalid))
-        self.refresh()
-
-    def clear(self) -> None:
-        for points in self.points.values():
-            points.clear()
-        self.refresh()
+        if redraw:
+            self.refresh()
 
     def get_content_height(self, container, viewport, width: int) -> int:
         return max(1, len(self.paths))
@@ -75,4 +66,4 @@ class Sparklines(Widget):
             suffix = f" {num(last):>{SUFFIX - 1}}" if not bad else f" {bad:>{SUFFIX - 3}} ×"
             line.append(suffix[:SUFFIX], style="bold red" if bad else "dim")
             lines.append(line)
-        return Text("\n").join(lines)
+        return Text("\n", no_wrap=True, overflow="crop").join(lines)

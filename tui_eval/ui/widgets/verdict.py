@@ -14,12 +14,12 @@ from .palette import VERDICT_STYLES
 
 def verdict_text(c: dict[str, Any] | None, single_path: str | None = None) -> Text:
     if c is None:
-        text = Text(" ONE PATH ", style="bold black on grey70")
+        text = Text(" ONE PATH ", style="bold black on #b2b2b2", no_wrap=True, overflow="ellipsis")
         text.append(f"  only {single_path or 'one path'} runs: nothing to compare (run two with --paths A,B)",
                     style="dim")
         return text
     verdict = c.get("verdict", "undecided")
-    text = Text(no_wrap=False)
+    text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f" {verdict.upper()} ", style=VERDICT_STYLES.get(verdict, "bold reverse"))
     text.append(" exact " if c.get("exact") else " statistical ", style="bold")
     text.append(f" {c['a']} − {c['b']} = ")
@@ -37,7 +37,7 @@ def verdict_text(c: dict[str, Any] | None, single_path: str | None = None) -> Te
 
 class VerdictBar(Widget):
     DEFAULT_CSS = """
-    VerdictBar { height: 2; }
+    VerdictBar { height: 2; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, **kwargs):

@@ -1,0 +1,202 @@
+"""The live app (Pilot, headless driver) against the real engine on the bundled CartPole checkpoint.
+
+One app run per test, each checking a sequence of behaviours on the same run, so the policies are
+loaded once: `connectors` alone where one path is enough, both paths (ray starts) in one test.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from tui_eval.events import PathFailed
+from tui_eval.store import RunLog
+from tui_eval.ui.app import EXIT_BAD_INPUT, EvalApp, finish_live
+from tui_eval.ui.export import export_paths
+from tui_eval.ui.widgets import (ComparisonTable, EpisodeLog, Histograms, RunHeader, SeedDetail, Sparklines,
+                                 StatusLine, VerdictBar)
+from ui_helpers import live_plan, plain, wait_for
+
+NUM_ENVS = 4
+
+
+@pytest.fixture
+def apps():
+    """Apps made by a test; their engines are stopped even when the test fails."""
+    made = []
+    yield made
+    for app in made:
+        if app.engine is not None:
+            app.engine.stop()
+            app.engine.wait(30)
+            app.engine.close()
+
+
+def episodes(app) -> int:
+    return sum(s.episodes for s in app.engine.stats.paths.values())
+
+
+async def settle(pilot, app, timeout: float = 60.0) -> int:
+    """Wait until the episodes in flight at a pause have finished and been recorded."""
+    await wait_for(pilot, lambda: app.engine.in_flight() == 0, timeout=timeout, what="episodes in flight to finish")
+    return episodes(app)
+
+
+async def test_live_run_pause_resume_resample_export_quit(tmp_path, apps):
+    plan = live_plan(tmp_path, "--paths", "connectors")
+    app = EvalApp(plan)
+    apps.append(app)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        header = app.query_one(RunHeader)
+        if app.engine is None:  # loading happens in a thread: the view says so meanwhile
+            assert "LOADING" in plain(header)
+        await wait_for(pilot, lambda: app.engine is not None, what="engine loaded")
+        log = app.query_one(EpisodeLog)
+        await wait_for(pilot, lambda: len(log.rows) >= 8, what="rows in the episode log")
+        await wait_for(pilot, lambda: app.summaries.get("connectors", {}).get("episodes", 0) > 0, what="table")
+        assert "connectors" in plain(app.query_one(ComparisonTable))
+        assert "RUNNING" in plain(header)
+
+        # pause: the header says so at once; new records stop once the episodes in flight finish
+        await pilot.press("p")
+        assert app.engine.state == "paused"
+        assert "PAUSED" in plain(header)
+        at_press = episodes(app)
+        paused_at = await settle(pilot, app)
+        assert paused_at <= at_press + NUM_ENVS
+        await pilot.pause(0.6)
+        assert episodes(app) == paused_at, "a record arrived while paused"
+
+        # resume
+        await pilot.press("space")
+        assert "RUNNING" in plain(header)
+        await wait_for(pilot, lambda: episodes(app) > paused_at, what="records after resume")
+
+        # resample: a fresh block, and the next records use it
+        old_block = app.engine.blocks[-1]
+        await pilot.press("r")
+        new_block = app.engine.blocks[-1]
+        assert len(app.engine.blocks) == 2 and new_block.start >= old_block.start
+        assert "block 1" in plain(header)
+        await wait_for(pilot, lambda: any(r.block == 1 for r in log.rows), what="a record of block 1")
+        fresh = [r for r in log.rows if r.block == 1]
+        assert all(r.seed >= new_block.start for r in fresh)
+        await pilot.press("b")  # statistics of this block only
+        await wait_for(pilot, lambda: "block 1 only" in str(app.query_one("#compare").border_title), what="view")
+        await pilot.press("b")
+
+        # an engine error becomes a notification and a status line, not a crash
+        app.inbox.put(PathFailed("connectors", "RuntimeError: boom", restarts=1, gave_up=False))
+        await wait_for(pilot, lambda: "boom" in app.query_one(StatusLine).text, what="error status")
+        assert any("boom" in str(n.message) for n in app._notifications)
+
+        # export while paused: the files match the log
+        await pilot.press("p")
+        await settle(pilot, app)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: "exported" in app.query_one(StatusLine).text, what="export")
+        csv_path, json_path = export_paths(plan.log_path)
+        logged = RunLog(plan.log_path, readonly=True).records()
+        with csv_path.open() as fh:
+            rows = list(csv.DictReader(fh))
+        assert [(r["path"], int(r["seed"]), int(r["block"]), float(r["return"])) for r in rows] == \
+               [(r.path, r.seed, r.block, r.ret) for r in logged]
+        document = json.loads(json_path.read_text())
+        assert [e["seed"] for e in document["episodes"]] == [r.seed for r in logged]
+        assert document["paths"]["connectors"]["episodes"] == len(logged)
+
+        await pilot.press("q")
+    out, err = io.StringIO(), io.StringIO()
+    assert finish_live(app, app.return_value, out=out, err=err) == 0
+    assert "connectors" in out.getvalue() and "verdict" in out.getvalue()
+    reread = RunLog(plan.log_path, readonly=True)
+    assert reread.meta()["status"] == "stopped"
+    assert reread.count() == episodes(app)  # every finished episode is in the log
+
+
+async def test_both_paths_side_by_side(tmp_path, apps):
+    plan = live_plan(tmp_path, "--episodes", "12")
+    app = EvalApp(plan)
+    apps.append(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.engine is not None and app.engine.state == "done", timeout=150,
+                       what="both paths done")
+        await wait_for(pilot, lambda: all(app.summaries.get(n, {}).get("episodes") == 12 for n in plan.paths),
+                       what="final statistics")
+        table = plain(app.query_one(ComparisonTable))
+        assert "evaluate" in table and "connectors" in table and "Δ evaluate−connectors" in table
+        verdict = plain(app.query_one(VerdictBar))
+        assert any(word in verdict for word in ("DIFFER", "EQUIVALENT", "UNDECIDED"))
+        assert app.comparison["reason"] in verdict
+        sparks = app.query_one(Sparklines)
+        assert all(len(sparks.points[n]) == 12 for n in plan.paths)
+        assert "DONE" in plain(app.query_one(RunHeader))
+
+        # both paths' results for one seed, side by side
+        log = app.query_one(EpisodeLog)
+        log.focus()
+        await pilot.press("enter")
+        detail = app.query_one(SeedDetail)
+        await wait_for(pilot, lambda: detail.records is not None, what="seed look-up")
+        assert {r.path for r in detail.records} == set(plan.paths)
+        assert detail.seed == log.selected().seed
+        shown = plain(detail)
+        assert f"seed {detail.seed}" in shown and "evaluate" in shown and "connectors" in shown
+        assert app.query_one("#detail-panel").display
+
+        # 80x24: panels collapse (no histograms, fewer columns) and the essentials stay
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.3)
+        assert not app.query_one(Histograms).display
+        widget = app.query_one(ComparisonTable)
+        table = plain(widget)
+        assert "evaluate" in table and "connectors" in table and "mean len" not in table
+        assert max(len(line.rstrip()) for line in table.splitlines()) <= widget.size.width
+        await pilot.press("q")
+    out = io.StringIO()
+    assert finish_live(app, app.return_value, out=out, err=io.StringIO()) == 0
+    assert "evaluate" in out.getvalue() and "connectors" in out.getvalue()
+    assert RunLog(plan.log_path, readonly=True).meta()["status"] == "finished"
+
+
+async def test_load_failure_is_shown_and_exits_2(tmp_path, apps):
+    plan = live_plan(tmp_path, "--paths", "connectors", "--env-config", '{"no_such_kwarg": 1}')
+    app = EvalApp(plan)
+    apps.append(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.load_error is not None, what="load failure")
+        assert "FAILED" in plain(app.query_one(RunHeader))
+        assert "CANNOT RUN" in plain(app.query_one(VerdictBar))
+        assert "could not" in app.query_one(StatusLine).text
+        await pilot.press("p")  # controls say why they do nothing
+        assert "cannot run" in app.query_one(StatusLine).text
+        await pilot.press("q")
+    err = io.StringIO()
+    assert app.return_value == EXIT_BAD_INPUT
+    assert finish_live(app, app.return_value, out=io.StringIO(), err=err) == EXIT_BAD_INPUT
+    assert "no_such_kwarg" in err.getvalue() or "could not load" in err.getvalue()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_layout_without_engine(tmp_path, size):
+    """While loading, every panel is laid out at both sizes and keys need no engine."""
+    plan = live_plan(tmp_path, "--paths", "connectors")
+    app = EvalApp(plan)
+    app._load = lambda: None  # never loads: the loading state stays
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause(0.2)
+        assert "LOADING" in plain(app.query_one(RunHeader))
+        for key in ("p", "r", "x", "b", "f", "i"):
+            await pilot.press(key)
+        assert "still loading" in app.query_one(StatusLine).text or app.query_one(StatusLine).messages
+        await pilot.press("question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        assert app.query_one(Histograms).display == (size[1] >= 32)
+        await pilot.press("h")  # h flips them whatever the size
+        assert app.query_one(Histograms).display == (size[1] < 32)
+        await pilot.press("q")
+    assert app.return_value == 0
