@@ -142,6 +142,9 @@ def run(argv: list[str]) -> int:
     _quiet_libraries()
     from tui_eval.session import plan_run, start_engine
 
+    if not args.headless:  # planning may start ray (seconds) before the app can show anything
+        sys.stderr.write(f"tui-eval: reading {args.checkpoint} …\n")
+        sys.stderr.flush()
     plan = plan_run(spec)
     err = sys.stderr
     if args.headless:
