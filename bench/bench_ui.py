@@ -200,6 +200,7 @@ def main() -> int:
         tmp = Path(d)
         headless, live = [], []
         run_headless(tmp, "warmup", 20, args.num_envs)  # imports, caches
+        run_app(tmp, "warmup-app", 20, args.num_envs)  # the same for the app (Textual, CSS)
         for i in range(args.repeats):
             headless.append(run_headless(tmp, f"headless{i}", args.episodes, args.num_envs))
             live.append(run_app(tmp, f"app{i}", args.episodes, args.num_envs))
