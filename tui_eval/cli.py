@@ -11,8 +11,21 @@ from pathlib import Path
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
 EXIT_BAD_INPUT = 2
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
-DEMOS = {"rllib": ASSETS / "ppo_cartpole", "rsl_rl": ASSETS / "rsl_pointgoal" / "model_39.pt"}
+
+COMMANDS = """\
+commands:
+  tui-eval CHECKPOINT [options]            live monitor: both inference paths of the checkpoint, side by side
+  tui-eval CHECKPOINT --headless [...]     no UI: progress on stderr, summary table on stdout (--json FILE)
+  tui-eval demo [rllib|pendulum|rsl_rl] [options]
+                                           the same on a bundled demo checkpoint
+  tui-eval ls [--dir DIR]                  list runs and their state
+  tui-eval attach [RUN] [--headless] [--json FILE]
+                                           open a run from its log, live or finished (default: the newest)
+  tui-eval --version | --help
+
+Checkpoints are pickles (RLlib's config and state, torch's .pt files): loading one runs code stored
+in it. Only open checkpoints you trust.
+"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,9 +40,13 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", help="held-out seed block START:STOP, the same seeds for every path")
     p.add_argument("--explore", action="append", default=[], metavar="PATH=on|off",
                    help="per path; default: what the path's library does (repeatable)")
-    p.add_argument("--num-envs", type=int, default=8, help="envs stepped together per path (default 8)")
+    p.add_argument("--num-envs", type=int,
+                   help="envs stepped together per path (default: RLlib's evaluate its evaluation config, else 8)")
     p.add_argument("--device", default="cpu", help="cpu or cuda[:i] (where the policy runs)")
-    p.add_argument("--env", dest="env_id", help="override the checkpoint's env id")
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
+                   help="import your code first (env registrations, classes the checkpoint refers to); repeatable")
+    p.add_argument("--env", dest="env_id",
+                   help="override the checkpoint's env: a ray.tune.register_env name or a Gymnasium id")
     p.add_argument("--env-config", help="override the env's kwargs, as JSON")
     p.add_argument("--module", help="RLlib module id (multi-module checkpoints)")
     p.add_argument("--generic-connectors", action="store_true",
@@ -48,10 +65,22 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tui-eval", description="Evaluate an RL checkpoint along two inference paths, live.")
+    parser = _Parser(prog="tui-eval", description="Evaluate an RL checkpoint along two inference paths, live.",
+                     epilog=COMMANDS, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("checkpoint", help="an RLlib checkpoint directory or Tune run, or an rsl_rl model_*.pt")
+    parser.add_argument("--version", action="version", version=f"tui-eval {version()}")
     _add_run_options(parser)
     return parser
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("tui-eval")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _parse_explore(items: list[str]) -> dict[str, bool]:
@@ -82,7 +111,7 @@ def _check_device(device: str) -> None:
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
     if args.episodes is not None and args.episodes <= 0:
         raise BadInput(f"--episodes must be positive, got {args.episodes}")
-    if args.num_envs <= 0:
+    if args.num_envs is not None and args.num_envs <= 0:
         raise BadInput(f"--num-envs must be positive, got {args.num_envs}")
     seeds = None
     if args.seeds:
@@ -120,7 +149,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         step_timeout=args.step_timeout, module=args.module, log=args.log, json=args.json,
         fail_on_differ=args.fail_on_differ, return_bounds=bounds, equivalence_margin=args.equivalence_margin,
         agent_cfg=args.agent_cfg, activation=args.activation, vecenv=args.vecenv,
-        generic_connectors=args.generic_connectors,
+        generic_connectors=args.generic_connectors, imports=list(args.imports),
     )
 
 
@@ -141,6 +170,10 @@ def run(argv: list[str]) -> int:
     spec = spec_from_args(args)
     _quiet_libraries()
     from tui_eval.session import plan_run, start_engine
+    from tui_eval.user_code import import_user_code
+
+    for item in spec.imports:  # before the checkpoint is read: unpickling it may need them
+        import_user_code(item)
 
     if not args.headless:  # planning may start ray (seconds) before the app can show anything
         sys.stderr.write(f"tui-eval: reading {args.checkpoint} …\n")
@@ -168,15 +201,17 @@ def run(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from tui_eval.user_code import make_cwd_importable
+
+    make_cwd_importable()  # the user's modules next to their experiment, as with `python -m`
     try:
         if argv and argv[0] == "demo":
+            from tui_eval.demos import demo_checkpoint
+
             rest, which = argv[1:], "rllib"
             if rest and not rest[0].startswith("-"):
                 which, rest = rest[0], rest[1:]
-                if which not in DEMOS:
-                    raise BadInput(f"unknown demo {which!r}; choose {' or '.join(DEMOS)} "
-                                   "(or run tui-eval CHECKPOINT on your own checkpoint)")
-            return run([str(DEMOS[which]), *rest])
+            return run([str(demo_checkpoint(which)), *rest])
         if argv and argv[0] == "ls":
             from tui_eval.runs import list_runs
 

@@ -7,12 +7,15 @@ Every record is appended to the run log first, then folded into the statistics, 
 
 from __future__ import annotations
 
+import collections
 import threading
 import time
+import traceback
 from typing import Callable
 
 from tui_eval.events import (BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished,
                              StateChanged)
+from tui_eval.errors import first_line
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import Comparison, PathStats
@@ -79,6 +82,8 @@ class Engine:
         self._cursor = {n: seeds.start for n in self.paths}
         self._started = {n: 0 for n in self.paths}
         self._in_flight: dict[str, set[tuple[int, int]]] = {n: set() for n in self.paths}
+        # seeds a failed worker had in flight: handed out again before any new seed, never lost
+        self._retry: dict[str, collections.deque[tuple[int, int]]] = {n: collections.deque() for n in self.paths}
         self._pending_explore: dict[str, bool] = {}
         self._paused = False
         self._stopping = False
@@ -243,6 +248,8 @@ class Engine:
 
     # ------------------------------------------------------------------ workers
     def _exhausted(self, name: str) -> bool:
+        if self._retry[name]:
+            return False
         if self.episodes is not None and self._started[name] >= self.episodes:
             return True
         block = self.blocks[self._block_of[name]]
@@ -252,6 +259,10 @@ class Engine:
         with self._lock:
             if self._stopping or self._paused or name in self._pending_explore or self._exhausted(name):
                 return None
+            if self._retry[name]:
+                seed, block = self._retry[name].popleft()
+                self._in_flight[name].add((seed, block))
+                return seed, block
             seed, block = self._cursor[name], self._block_of[name]
             self._cursor[name] += 1
             self._started[name] += 1
@@ -269,7 +280,6 @@ class Engine:
         self._publish(EpisodeFinished(rec))
 
     def _work(self, name: str, generation: int) -> None:
-        path = self.paths[name]
         feed = _Feed(self, name)
         self._worker_ident[name] = threading.get_ident()
 
@@ -278,6 +288,7 @@ class Engine:
                 self._emit(rec)
 
         while self._generation[name] == generation:
+            path = self.paths[name]
             with self._lock:
                 while self._paused and not self._stopping:
                     self._wake.wait()
@@ -289,23 +300,45 @@ class Engine:
                     break
             try:
                 path.run(feed, emit)
-            except Exception as exc:  # a dead worker is restarted, its episodes in flight become invalid
+            except Exception as exc:  # the policy side failed: the path is loaded afresh, its seeds run again
                 if self._generation[name] != generation:
                     return
-                message = f"{type(exc).__name__}: {exc}"
-                if self._fail(name, path, message, f"worker failed: {message}"):
+                if self._path_failed(name, path, first_line(exc), traceback.format_exc()):
                     break
         if self._generation[name] == generation:
             self._finish(name)
 
-    def _fail(self, name: str, path: InferencePath, message: str, reason: str) -> bool:
-        """Record a path failure and its lost episodes; True when the path is given up."""
+    def _path_failed(self, name: str, path: InferencePath, message: str, details: str = "",
+                     close_old: bool = True) -> bool:
+        """A path (not a world) failed: its episodes in flight are handed out again, not counted invalid,
+        and the path is loaded afresh; True when it failed too often and is given up."""
+        self._requeue_in_flight(name)
+        gave_up = self._report_failure(name, message, details)
+        if gave_up or self._rebuild is None or self._stopping:
+            return gave_up
+        try:
+            fresh = self._rebuild(name, path.explore)
+        except Exception as exc:
+            self._report_failure(name, f"could not be loaded again: {first_line(exc)}", traceback.format_exc(),
+                                 give_up=True)
+            return True
+        self.paths[name] = fresh
+        if close_old:
+            _close_quietly(path)
+        return False
+
+    def _report_failure(self, name: str, message: str, details: str, give_up: bool = False) -> bool:
         self._restarts[name] += 1
-        self._abandon_in_flight(name, path, reason)
-        failure = PathFailed(name, message, self._restarts[name], gave_up=self._restarts[name] > MAX_RESTARTS)
+        failure = PathFailed(name, message, self._restarts[name],
+                             gave_up=give_up or self._restarts[name] > MAX_RESTARTS, details=details)
         self.errors.append(failure)
         self._publish(failure)
         return failure.gave_up
+
+    def _requeue_in_flight(self, name: str) -> None:
+        with self._lock:
+            self._retry[name].extend(sorted(self._in_flight[name]))
+            self._in_flight[name].clear()
 
     def _finish(self, name: str) -> None:
         self._path_done_at[name] = time.monotonic()
@@ -328,33 +361,36 @@ class Engine:
             time.sleep(min(0.25, self.step_timeout / 4))
             for name in list(self.paths):
                 ident = self._worker_ident.get(name)
-                started = STEPPING.get(ident) if ident is not None else None
-                if started is not None and time.perf_counter() - started > self.step_timeout:
-                    self._replace_frozen(name)
+                stepping = STEPPING.get(ident) if ident is not None else None
+                if stepping is not None and time.perf_counter() - stepping[0] > self.step_timeout:
+                    self._replace_frozen(name, stepping[1], stepping[2])
 
-    def _replace_frozen(self, name: str) -> None:
+    def _replace_frozen(self, name: str, seed: int | None, block: int) -> None:
+        """The frozen world's episode is invalid; the path's other episodes in flight run again."""
         frozen = self.paths[name]
         with self._lock:
             self._generation[name] += 1
             self._worker_ident[name] = None
+            frozen_key = (seed, block) if (seed, block) in self._in_flight[name] else None
+            if frozen_key is not None:
+                self._in_flight[name].discard(frozen_key)
         reason = f"a step did not return within --step-timeout {self.step_timeout:g}s (world frozen)"
-        gave_up = self._fail(name, frozen, f"{reason}; the path is restarted", reason)
-        if gave_up or self._rebuild is None or self._stopping:
-            self._finish(name)
-            return
-        try:
-            self.paths[name] = self._rebuild(name, frozen.explore)
-        except Exception as exc:
-            self._fail(name, frozen, f"could not restart: {type(exc).__name__}: {exc}", reason)
+        if frozen_key is not None and not self._stopping:
+            self._emit(EpisodeRecord(path=name, seed=frozen_key[0], ret=0.0, length=0, success=False, invalid=True,
+                                     reason=reason, block=block, explore=frozen.explore))
+        if self._rebuild is None:  # its worker is stuck inside the env: the path cannot go on
+            self._requeue_in_flight(name)
+            gave_up = self._report_failure(name, reason, "", give_up=True)
+        else:  # a stuck step may hold the env's locks: the frozen path is left as it is, not closed
+            gave_up = self._path_failed(name, frozen, f"{reason}; the path is loaded afresh", close_old=False)
+        if gave_up or self._stopping:
             self._finish(name)
             return
         self._start_worker(name)
 
-    def _abandon_in_flight(self, name: str, path: InferencePath, reason: str) -> None:
-        with self._lock:
-            lost = sorted(self._in_flight[name])
-        for seed, block in lost:
-            if self._stopping:
-                return
-            self._emit(EpisodeRecord(path=name, seed=seed, ret=0.0, length=0, success=False, invalid=True,
-                                     reason=reason, block=block, explore=path.explore))
+
+def _close_quietly(path: InferencePath) -> None:
+    try:
+        path.close()
+    except Exception:  # a failed path may fail to close too; it is being replaced
+        pass

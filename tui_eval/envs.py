@@ -21,9 +21,10 @@ IDLE_KEY = "tui_eval_idle"
 
 SUCCESS_CONVENTIONS = ("is_success", "success")
 
-#: thread id -> time.perf_counter() at the start of an env step still in progress in that thread.
-#: A step can hang forever inside a simulator; the engine's watchdog reads this to notice it.
-STEPPING: dict[int, float] = {}
+#: thread id -> (time.perf_counter() at its start, seed, block) of an env step still in progress in that
+#: thread. A step can hang forever inside a simulator; the engine's watchdog reads this to notice it
+#: and to tell the frozen world's episode from the other episodes in flight.
+STEPPING: dict[int, tuple[float, int | None, int]] = {}
 
 SeedSource = Callable[[], "tuple[int, int] | None"]
 _INTEGER_TYPES = (int, np.int64, np.int32)  # discrete actions: always finite
@@ -68,7 +69,9 @@ class GuardedEnv(gym.Wrapper):
     reason, and the last finite observation is returned so that the policy never sees NaN.
 
     With a seed source that has nothing to hand out, the env goes idle: it returns its last
-    observation with reward 0, never ends, and marks `info[IDLE_KEY]`; vector loops skip idle envs.
+    observation with reward 0 and marks `info[IDLE_KEY]`; vector loops skip idle envs. An idle env asks
+    the source again on every step; once it gets a seed, its idle step ends (terminated, still marked
+    idle) so that the vector env's autoreset starts the seeded episode on the next step.
     """
 
     def __init__(
@@ -88,6 +91,7 @@ class GuardedEnv(gym.Wrapper):
         self._steps = 0
         self._last_obs: Any = None
         self._pending_invalid: str | None = None
+        self._woken_with: tuple[int, int] | None = None  # a seed taken while idle, for the next reset
 
     def _tag(self, info: dict[str, Any]) -> dict[str, Any]:
         info[SEED_KEY] = self.seed
@@ -96,7 +100,7 @@ class GuardedEnv(gym.Wrapper):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if self.seed_source is not None:
-            assigned = self.seed_source()
+            assigned, self._woken_with = self._woken_with or self.seed_source(), None
             if assigned is None:
                 self.idle = True
                 if self._last_obs is None:
@@ -125,14 +129,16 @@ class GuardedEnv(gym.Wrapper):
 
     def step(self, action):
         if self.idle:
-            return self._last_obs, 0.0, False, False, {IDLE_KEY: True}
+            if self._woken_with is None and self.seed_source is not None:
+                self._woken_with = self.seed_source()
+            return self._last_obs, 0.0, self._woken_with is not None, False, {IDLE_KEY: True}
         if self._pending_invalid is not None:
             return self._invalid(self._pending_invalid)
         self._steps += 1
         if type(action) not in _INTEGER_TYPES and not all_finite(action):
             return self._invalid(f"non-finite action at step {self._steps}")
         started = time.perf_counter()
-        STEPPING[threading.get_ident()] = started  # seen by the engine's watchdog if the step never returns
+        STEPPING[threading.get_ident()] = (started, self.seed, self.block)  # seen by the engine's watchdog if the step never returns
         try:
             obs, reward, terminated, truncated, info = self.env.step(action)
         except Exception as exc:

@@ -14,12 +14,14 @@ class EpisodeFinished:
 
 @dataclass(frozen=True, slots=True)
 class PathFailed:
-    """A path's worker raised; it is restarted unless `gave_up`."""
+    """A path failed (its policy side raised, or a world froze its worker); it is loaded afresh and goes
+    on unless `gave_up`. `details` holds the traceback, for the log."""
 
     path: str
     message: str
     restarts: int
     gave_up: bool
+    details: str = ""
 
 
 @dataclass(frozen=True, slots=True)

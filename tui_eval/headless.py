@@ -15,7 +15,7 @@ from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed
 from tui_eval.format import num, summary_table
 from tui_eval.summary import build_summary
 
-EXIT_OK, EXIT_DIFFER, EXIT_INTERRUPTED = 0, 3, 130
+EXIT_OK, EXIT_DIFFER, EXIT_PATH_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
 
 
 def progress_line(engine: Engine) -> str:
@@ -56,7 +56,7 @@ def run_headless(engine: Engine, *, json_path: str | None = None, fail_on_differ
                 event = None
             if isinstance(event, PathFailed):
                 err.write(f"\npath {event.path} failed ({event.message}); "
-                          + ("giving up on it\n" if event.gave_up else f"restarted (restart {event.restarts})\n"))
+                          + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
             elif isinstance(event, BlockStarted):
                 err.write(f"\nseed block {event.index}: {event.block} ({event.reason})\n")
             now = time.monotonic()
@@ -69,15 +69,33 @@ def run_headless(engine: Engine, *, json_path: str | None = None, fail_on_differ
     finally:
         signal.signal(signal.SIGINT, previous)
         engine.close()
+    given_up = [e for e in engine.errors if e.gave_up]
+    status = "interrupted" if interrupted else "failed" if given_up else "done"
+    engine.log.set_meta(status=status, finished_at=time.time(),
+                        path_errors=[{"path": e.path, "message": e.message, "details": e.details}
+                                     for e in engine.errors])
     summary = finish(engine, json_path)
     out.write(summary_table(summary) + "\n")
     out.flush()
-    engine.log.set_meta(status="interrupted" if interrupted else "finished", finished_at=time.time())
     if interrupted:
         return EXIT_INTERRUPTED
+    for failure in given_up:
+        err.write(f"tui-eval: path {failure.path} failed and was given up after {failure.restarts} tries: "
+                  f"{failure.message}; {failure_hint(failure.message)}\n")
+    if given_up:
+        return EXIT_PATH_FAILED
     if fail_on_differ and (summary.get("comparison") or {}).get("verdict") == "differ":
         return EXIT_DIFFER
     return EXIT_OK
+
+
+def failure_hint(message: str) -> str:
+    """What to try, from the error a path failed with."""
+    shape_words = ("dtype", "shape", "size mismatch", "mat1 and mat2", "expected scalar type", "must match")
+    if any(word in message for word in shape_words):
+        return ("the policy does not accept this env's observations: run the env it was trained on "
+                "(--import the code that registers it, --env, --env-config)")
+    return "the traceback is in the run's log (tui-eval attach RUN --headless shows the summary)"
 
 
 def finish(engine: Engine, json_path: str | None) -> dict[str, Any]:

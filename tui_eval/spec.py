@@ -78,6 +78,10 @@ class SeedBlock:
         return f"{self.start}:{'' if self.stop is None else self.stop}"
 
 
+#: envs stepped together per path when neither the user nor the checkpoint's config says
+DEFAULT_NUM_ENVS = 8
+
+
 @dataclass
 class RunSpec:
     """Everything the user asked for, after parsing; stored in the run's log."""
@@ -88,7 +92,7 @@ class RunSpec:
     episodes: int | None = None  # per path; None: until stopped
     seeds: SeedBlock | None = None  # None: the kind's default held-out block
     explore: dict[str, bool] = field(default_factory=dict)  # per path overrides
-    num_envs: int = 8
+    num_envs: int | None = None  # None: each path's own default (RLlib's evaluate: its evaluation config)
     device: str = "cpu"
     env_id: str | None = None
     env_config: dict[str, Any] = field(default_factory=dict)
@@ -101,6 +105,7 @@ class RunSpec:
     return_bounds: tuple[float, float] | None = None
     equivalence_margin: float | None = None
     generic_connectors: bool = False  # rllib: run the connector pipelines step by step even when stock
+    imports: list[str] = field(default_factory=list)  # the user's modules / .py files, imported first
     # rsl_rl only
     agent_cfg: str | None = None
     activation: str | None = None

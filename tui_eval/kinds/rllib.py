@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
-import pickle
 from pathlib import Path
 from typing import Any
 
-from tui_eval.envs import check_env_id
+from tui_eval.errors import first_line
 from tui_eval.kinds.base import CheckpointKind
 from tui_eval.paths.base import InferencePath
-from tui_eval.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.paths.rllib_env import EnvRecipe, resolve_env
+from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, MODULES_DIR
+from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
+from tui_eval.user_code import load_pickle
 
 MARKER = "rllib_checkpoint.json"
-from tui_eval.paths.rllib_layout import MODULES_DIR
 # Far above the seeds RLlib derives from config.seed (seed + small offsets, + 1_000_000 for evaluation).
 HELD_OUT_START = 1_000_000_000
 
@@ -32,12 +33,14 @@ def _find_checkpoints(path: Path) -> list[Path]:
 def _load_pickle(file: Path) -> Any:
     try:
         with file.open("rb") as fh:
-            return pickle.load(fh)
+            return load_pickle(fh, file)  # names the user's module when it is not importable
     except FileNotFoundError:
         raise BadInput(f"{file} is missing: the checkpoint is incomplete; save it again with algo.save()") from None
+    except BadInput:
+        raise
     except Exception as exc:
-        raise BadInput(f"cannot read {file} ({type(exc).__name__}: {str(exc)[:80]}): the checkpoint is "
-                       "truncated or corrupt, or from another ray version; use a complete ray 2.60 checkpoint") from None
+        raise BadInput(f"cannot read {file} ({first_line(exc, 100)}): the checkpoint is truncated or corrupt, "
+                       "or from another ray version; use a complete ray 2.60 checkpoint") from None
 
 
 def _quiet_ray_logs() -> None:
@@ -85,9 +88,13 @@ class RllibKind(CheckpointKind):
         ):
             raise BadInput(f"{self.checkpoint} is an old-API-stack checkpoint; tui-eval needs the new API stack "
                            "(RLModule + connectors): retrain or re-save with the new API stack enabled")
-        self.env_id, self.env_config = self._resolve_env()
         self.module_ids = self._module_ids()
         self.module_id = self._pick_module()
+        self.config, self.eval_config = self._configs()
+        self.env = self._recipe(self.config)  # what the user's own loop runs: the main config's env
+        self.eval_env = self._recipe(self.eval_config)  # what Algorithm.evaluate() runs
+        self.env_id, self.env_config = self.env.name, self.env.env_config
+        self._check_observation_spaces()
 
     # ------------------------------------------------------------------ reading
     def _read_marker(self) -> dict[str, Any]:
@@ -102,14 +109,52 @@ class RllibKind(CheckpointKind):
                            "a new API stack checkpoint (ray >= 2.40, RLModule + connectors)")
         return meta
 
-    def _resolve_env(self) -> tuple[str, dict[str, Any]]:
-        env = self.spec.env_id or self.config_state.get("env")
-        if not isinstance(env, str) or not env:
-            raise BadInput(f"the checkpoint's env is {env!r}, not a registered env id; pass --env ID")
-        check_env_id(env)
-        env_config = dict(self.config_state.get("env_config") or {})
+    def _configs(self):
+        """The AlgorithmConfig, and the evaluation config as RLlib merges it (`evaluation_config` over it)."""
+        from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
+
+        try:
+            config = AlgorithmConfig.from_state(dict(self.config_state))
+            return config, config.get_evaluation_config_object()
+        except Exception as exc:
+            raise BadInput(f"{self.checkpoint} holds an AlgorithmConfig ray 2.60 cannot rebuild ({first_line(exc)}); "
+                           "re-save the checkpoint with this ray version") from None
+
+    def _recipe(self, config) -> EnvRecipe:
+        env_config = dict(config.env_config or {})
         env_config.update(self.spec.env_config)
-        return env, env_config
+        return resolve_env(self.spec.env_id or config.env, env_config)
+
+    def _check_observation_spaces(self) -> None:
+        """A policy trained on other observations fails on every step: say so now, not as a failed path."""
+        trained = self._trained_observation_space()
+        if trained is None:
+            return
+        for label, recipe in (("connectors", self.env), ("evaluate", self.eval_env)):
+            try:
+                env = recipe.make_one()
+            except Exception as exc:
+                raise BadInput(f"could not create env {recipe.name!r} ({first_line(exc)}); check --env, "
+                               "--env-config and the code that registers the env (--import)") from None
+            try:
+                given = env.observation_space
+            finally:
+                env.close()
+            if not _spaces_compatible(trained, given):
+                raise BadInput(f"the policy was trained on observations {trained}, but env {recipe.name!r} "
+                               f"({label} path) gives {given}; run the env it was trained on (--import the code "
+                               "that registers it, or --env / --env-config)")
+
+    def _trained_observation_space(self):
+        """The env observation space the connector pipeline saw in training (saved with it), if readable."""
+        file = self.checkpoint / CONNECTOR_DIRS["env_to_module"] / "class_and_ctor_args.pkl"
+        if not file.is_file():
+            return None
+        try:
+            args, _ = _load_pickle(file)["ctor_args_and_kwargs"]
+            return args[0] if args else None
+        except (KeyError, TypeError, ValueError):
+            return None
 
     def _module_ids(self) -> list[str]:
         modules = self.checkpoint / MODULES_DIR
@@ -132,25 +177,35 @@ class RllibKind(CheckpointKind):
     def algorithm(self) -> str:
         return getattr(self.algo_class, "__name__", str(self.algo_class))
 
-    def _evaluation_explore(self) -> bool:
-        eval_cfg = self.config_state.get("evaluation_config") or {}
-        if not isinstance(eval_cfg, dict):
-            eval_cfg = getattr(eval_cfg, "__dict__", {})
-        return bool(eval_cfg.get("explore", self.config_state.get("explore", True)))
+    def num_envs(self, path_name: str) -> tuple[int, str]:
+        """Envs stepped together by a path, and where that number comes from."""
+        if self.spec.num_envs is not None:
+            return self.spec.num_envs, "--num-envs"
+        if path_name == "evaluate":
+            return int(self.eval_config.num_envs_per_env_runner), "evaluation config"
+        return DEFAULT_NUM_ENVS, "tui-eval default"
 
     # ------------------------------------------------------------------ kind API
     def describe(self) -> dict[str, str]:
-        cfg = self.config_state
-        return {
+        cfg = self.config
+        facts = {
             "algorithm": self.algorithm,
-            "env": self.env_id + (f" {json.dumps(self.env_config)}" if self.env_config else ""),
+            "env": _env_line(self.env),
             "module": self.module_id + (f" (of {', '.join(self.module_ids)})" if len(self.module_ids) > 1 else ""),
-            "explore": f"training {cfg.get('explore')}, evaluation {self._evaluation_explore()}",
-            "normalize_actions": str(cfg.get("normalize_actions")),
-            "clip_actions": str(cfg.get("clip_actions")),
-            "seed": str(cfg.get("seed")),
+            "explore": f"training {cfg.explore}, evaluation {self.eval_config.explore}",
+            "normalize_actions": str(cfg.normalize_actions),
+            "clip_actions": str(cfg.clip_actions),
+            "seed": str(cfg.seed),
+            "envs per path": ", ".join(f"{name} {n} ({why})" for name in self.path_names
+                                       for n, why in [self.num_envs(name)]),
             "ray": str(self.meta.get("ray_version", "?")),
         }
+        if (self.eval_env.name, self.eval_env.env_config) != (self.env.name, self.env.env_config):
+            facts["evaluation env"] = (f"{_env_line(self.eval_env)}: evaluation_config differs from the training env; "
+                                       "evaluate runs this one, connectors the training env")
+        if "ASYNC" in str(self.eval_config.gym_env_vectorize_mode).upper():
+            facts["vectorize mode"] = "ASYNC in the config; evaluate steps its envs in SYNC mode (seeds in-process)"
+        return facts
 
     def default_seeds(self, episodes: int | None) -> tuple[SeedBlock, str]:
         seed = self.config_state.get("seed")
@@ -161,7 +216,7 @@ class RllibKind(CheckpointKind):
 
     def default_explore(self, path_name: str) -> bool:
         if path_name == "evaluate":
-            return self._evaluation_explore()
+            return bool(self.eval_config.explore)
         # RLlib's inference example calls forward_inference and the connectors with explore=False.
         return False
 
@@ -174,15 +229,33 @@ class RllibKind(CheckpointKind):
             ensure_ray()
 
     def build_path(self, name: str, explore: bool) -> InferencePath:
-        common = dict(checkpoint=self.checkpoint, module_id=self.module_id, env_id=self.env_id,
-                      env_config=self.env_config, num_envs=self.spec.num_envs, device=self.spec.device,
-                      explore=explore, success_key=self.spec.success_key, step_timeout=self.spec.step_timeout)
+        common = dict(checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs(name)[0],
+                      device=self.spec.device, explore=explore, success_key=self.spec.success_key,
+                      step_timeout=self.spec.step_timeout)
         if name == "evaluate":
             from tui_eval.paths.rllib_evaluate import RllibEvaluatePath
 
-            return RllibEvaluatePath(config_state=self.config_state, algo_class=self.algo_class, **common)
+            return RllibEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env, **common)
         if name == "connectors":
             from tui_eval.paths.rllib_connectors import RllibConnectorsPath
 
-            return RllibConnectorsPath(generic_connectors=self.spec.generic_connectors, **common)
+            return RllibConnectorsPath(recipe=self.env, generic_connectors=self.spec.generic_connectors, **common)
         raise BadInput(f"path {name!r} is not an RLlib path; choose from: {', '.join(self.path_names)}")
+
+
+def _env_line(recipe: EnvRecipe) -> str:
+    return recipe.name + (f" {json.dumps(recipe.env_config, default=str)}" if recipe.env_config else "") + \
+        f" ({recipe.source})"
+
+
+def _spaces_compatible(trained, given) -> bool:
+    """Same kind of space and shape, and for Box the same kind of number (float vs integer)."""
+    import numpy as np
+
+    if type(trained) is not type(given):
+        return False
+    if getattr(trained, "shape", None) != getattr(given, "shape", None):
+        return False
+    if hasattr(trained, "dtype") and hasattr(given, "dtype") and trained.dtype is not None and given.dtype is not None:
+        return np.dtype(trained.dtype).kind == np.dtype(given.dtype).kind
+    return True

@@ -36,7 +36,7 @@ from typing import Any
 
 from tui_eval.kinds.base import CheckpointKind
 from tui_eval.paths.base import InferencePath
-from tui_eval.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 
 # Far above the seeds training uses (rsl_rl / Isaac Lab seed from the agent cfg's `seed`, 42 by default;
 # tui-eval's Gymnasium adapter trains worlds on seeds counting up from it).
@@ -610,7 +610,7 @@ class RslRlKind(CheckpointKind):
         from tui_eval.paths.rsl_vecenv import make_eval_vecenv
 
         seeds = self.spec.seeds.start if self.spec.seeds is not None else HELD_OUT_START
-        return make_eval_vecenv(env_id=self.env_id, env_config=self.env_config, num_envs=self.spec.num_envs,
+        return make_eval_vecenv(env_id=self.env_id, env_config=self.env_config, num_envs=self.spec.num_envs or DEFAULT_NUM_ENVS,
                                 device=self.spec.device, success_key=self.spec.success_key,
                                 step_timeout=self.spec.step_timeout, vecenv=self.vecenv, seed=seeds,
                                 agent_cfg=self.cfg)

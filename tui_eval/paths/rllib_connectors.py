@@ -9,20 +9,20 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.envs import IDLE_KEY, INVALID_KEY, SEED_KEY, BLOCK_KEY, SUCCESS_KEY
-from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, module_dir
+from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.paths.base import Emit, InferencePath, SeedFeed
+from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.paths.rllib_fused import FusedPipelines, why_not_fusable
-from tui_eval.paths.vector_env import FeedRelay, make_guarded_vector_env
+from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, module_dir
+from tui_eval.paths.vector_env import FeedRelay
 from tui_eval.spec import EpisodeRecord
 
 
 class RllibConnectorsPath(InferencePath):
     name = "connectors"
 
-    def __init__(self, *, checkpoint: Path, module_id: str, env_id: str, env_config: dict[str, Any],
-                 num_envs: int, device: str, explore: bool, success_key: str | None, step_timeout: float | None,
-                 generic_connectors: bool = False):
+    def __init__(self, *, checkpoint: Path, module_id: str, recipe: EnvRecipe, num_envs: int, device: str,
+                 explore: bool, success_key: str | None, step_timeout: float | None, generic_connectors: bool = False):
         import torch
         from ray.rllib.connectors.env_to_module import EnvToModulePipeline
         from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
@@ -37,7 +37,9 @@ class RllibConnectorsPath(InferencePath):
         self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["module_to_env"]))
         _place_tensors_on(self.env_to_module, self.device)
         self.relay = FeedRelay()
-        self.env = make_guarded_vector_env(env_id, env_config, num_envs, self.relay, success_key, step_timeout)
+        relay = self.relay
+        self.env = recipe.make_vec(num_envs, wrappers=[lambda env: GuardedEnv(
+            env, seed_source=relay, success_key=success_key, step_timeout=step_timeout)])
         self.num_envs = num_envs
         reason = "--generic-connectors" if generic_connectors else why_not_fusable(
             self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space)
@@ -45,7 +47,7 @@ class RllibConnectorsPath(InferencePath):
         mode = ("stock pipelines fused into batched calls" if self.fused
                 else f"pipelines run step by step ({reason})")
         self.description = (f"RLModule + EnvToModule/ModuleToEnv from the checkpoint ({mode}), {num_envs} envs, "
-                            f"one batched forward per step, {self.device}")
+                            f"one batched forward per step, {self.device}, env {recipe.name}")
         self._t = 0
 
     def _new_episode(self):
@@ -79,8 +81,9 @@ class RllibConnectorsPath(InferencePath):
             self._t += n
             now = time.perf_counter()
             for i in range(n):
-                if IDLE_KEY in infos[i]:
-                    idle[i], resetting[i] = True, False
+                if IDLE_KEY in infos[i]:  # an idle env that ends was handed a seed: its next step is a reset
+                    resetting[i] = bool(terminateds[i])
+                    idle[i] = not resetting[i]
                 elif resetting[i]:  # the step after a done is the sub-env's reset (NEXT_STEP)
                     resetting[i], idle[i] = False, False
                     returns[i], lengths[i], started[i] = 0.0, 0, now
@@ -124,6 +127,7 @@ class RllibConnectorsPath(InferencePath):
             obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
             self._t += n
             obs_list, action_list = _unbatch(obs), _unbatch(actions)
+            woken = [False] * n
             for i in range(n):
                 if IDLE_KEY in infos[i]:
                     # Nothing to run here: a one-observation episode, kept as is, still gives the
@@ -132,6 +136,7 @@ class RllibConnectorsPath(InferencePath):
                         idle[i] = True
                         episodes[i] = self._new_episode()
                         episodes[i].add_env_reset(observation=obs_list[i], infos=infos[i])
+                    woken[i] = bool(terminateds[i])  # handed a seed: its next step is a reset
                 elif not episodes[i].is_reset:  # the step after a done is the sub-env's reset (NEXT_STEP)
                     idle[i] = False
                     episodes[i].add_env_reset(observation=obs_list[i], infos=infos[i])
@@ -145,7 +150,9 @@ class RllibConnectorsPath(InferencePath):
             to_module = self._to_module(episodes, shared_data, obs=obs, actions=actions, rewards=rewards,
                                         infos=infos, terminateds=terminateds, truncateds=truncateds)
             for i in range(n):
-                if not idle[i] and episodes[i].is_done:
+                if woken[i]:
+                    idle[i], episodes[i] = False, self._new_episode()
+                elif not idle[i] and episodes[i].is_done:
                     episode = episodes[i]
                     emit(self._record_from(float(episode.get_return()), len(episode), infos[i],
                                            time.perf_counter() - started[i]))

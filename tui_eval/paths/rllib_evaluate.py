@@ -1,68 +1,92 @@
-"""Path `evaluate`: the real `Algorithm.from_checkpoint` + `Algorithm.evaluate()`.
+"""Path `evaluate`: the user's own `Algorithm.from_checkpoint` + `Algorithm.evaluate()`.
 
-Seeds get in through the env: the checkpoint's env is wrapped in a GuardedEnv (registered under
-GUARDED_ENV) that takes each reset's seed from this run's SeedChannel. Results come back through
-RLlib's own metrics: an `on_episode_end` callback logs one item per episode with reduce="item_series".
-The evaluation runner is local (in this process), so the channel is a plain thread-safe queue that
-the env creator finds by token; the creator is a module-level function, which ray pickles by
-reference, so the registry it reads is this module's and not a copy.
+The checkpoint's config runs unchanged, its evaluation config as RLlib merges it (`evaluation_config`'s
+env, env_config, explore, connectors, envs per runner). tui-eval adds two things only:
+- seeding: the evaluation env is the user's env, made by the same recipe RLlib uses (a Tune creator gets
+  exactly its env_config), behind a GuardedEnv that takes each reset's seed from the run's feed. The
+  env is registered under GUARDED_ENV; its env_config carries only a token naming this path's recipe
+  and feed, which the creator strips before calling the user's code. The creator is a module-level
+  function, which ray pickles by reference, so the registry it reads is this module's (the
+  evaluation runner is local: in this process).
+- collection: an `on_episode_end` callback, chained after the user's own, logs one item per episode
+  with reduce="item_series"; each `evaluate()` result carries the episodes that ended in that call.
+`evaluate()` runs with `evaluation_duration_unit="timesteps"`: the runner's episodes then carry on
+from one call to the next (RLlib resets envs between calls only in episode mode), so every episode
+runs to its end, seeds are taken as envs reset, and calls can be short without cutting episodes.
 """
 
 from __future__ import annotations
 
-import collections
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-from tui_eval.envs import (BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv,
-                           import_registrations)
+from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.paths.base import Emit, InferencePath, SeedFeed
+from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.spec import EpisodeRecord
 
 GUARDED_ENV = "tui_eval_guarded_env"
 METRIC = "tui_eval_episodes"
-_CHANNELS: dict[str, "SeedChannel"] = {}
+TOKEN_KEY = "tui_eval_token"
+#: seconds one evaluate() call aims at: long enough that its fixed costs (weight and connector-state
+#: sync, metrics reduce) stay small, short enough that stop and pause take effect quickly
+CALL_SECONDS = 0.5
 
 
-class SeedChannel:
-    """The seeds of one `evaluate()` call, handed to env resets in order; empty means: go idle."""
+class SeedTracker:
+    """This path's view of the feed: hands seeds to env resets and remembers which are still running."""
 
     def __init__(self) -> None:
-        self._seeds: collections.deque[tuple[int, int]] = collections.deque()
+        self.feed: SeedFeed | None = None
+        self.running: set[tuple[int, int]] = set()
+        self.dry = False  # the feed last had nothing to hand out
         self._lock = threading.Lock()
 
-    def load(self, seeds: list[tuple[int, int]]) -> None:
+    def __call__(self) -> tuple[int, int] | None:
+        seed = None if self.feed is None else self.feed.take()
         with self._lock:
-            self._seeds.clear()
-            self._seeds.extend(seeds)
+            self.dry = seed is None
+            if seed is not None:
+                self.running.add(seed)
+        return seed
 
-    def take(self) -> tuple[int, int] | None:
+    def finish(self, key: tuple[int, int]) -> bool:
+        """True the first time a running seed is reported finished."""
         with self._lock:
-            return self._seeds.popleft() if self._seeds else None
+            if key in self.running:
+                self.running.remove(key)
+                return True
+            return False
 
 
-def guarded_env_creator(env_context: dict[str, Any]):
-    """The env RLlib builds for evaluation: the checkpoint's env behind a GuardedEnv fed by our channel."""
-    import gymnasium as gym
-
-    import_registrations()
-    cfg = env_context["tui_eval"]
-    env = gym.make(cfg["env_id"], **cfg["env_config"])
-    return GuardedEnv(env, seed_source=_CHANNELS[cfg["token"]].take, success_key=cfg["success_key"],
-                      step_timeout=cfg["step_timeout"])
+_PATHS: dict[str, tuple[EnvRecipe, SeedTracker, str | None, float | None]] = {}
 
 
-def log_episode(*, episode, metrics_logger, **kwargs) -> None:
-    """on_episode_end callback: one item per finished episode, read back from evaluate()'s results."""
-    first, last = episode.get_infos(0), episode.get_infos(-1)
+def guarded_env_creator(env_context):
+    """The evaluation env: the user's env, made as RLlib would make it, behind a GuardedEnv."""
+    recipe, seeds, success_key, step_timeout = _PATHS[env_context[TOKEN_KEY]]
+    return GuardedEnv(recipe.make_one(env_context), seed_source=seeds, success_key=success_key,
+                      step_timeout=step_timeout)
+
+
+def log_episode(*, episode, metrics_logger, prev_episode_chunks=(), **kwargs) -> None:
+    """on_episode_end callback: one item per finished episode, read back from evaluate()'s results.
+
+    An episode that spans several evaluate() calls reaches this callback as its last chunk, with the
+    earlier chunks in `prev_episode_chunks` (as RLlib's own episode metrics add them up).
+    """
+    chunks = [*prev_episode_chunks, episode]
+    first, last = chunks[0].get_infos(0), episode.get_infos(-1)
     if IDLE_KEY in first or SEED_KEY not in first:
         return
     item = {
-        "seed": int(first[SEED_KEY]), "block": int(first[BLOCK_KEY]), "return": float(episode.get_return()),
-        "length": len(episode), "success": last.get(SUCCESS_KEY), "invalid": last.get(INVALID_KEY),
-        "wall_s": float(episode.get_duration_s()),
+        "seed": int(first[SEED_KEY]), "block": int(first[BLOCK_KEY]),
+        "return": float(sum(c.get_return() for c in chunks)), "length": sum(len(c) for c in chunks),
+        "success": last.get(SUCCESS_KEY), "invalid": last.get(INVALID_KEY),
+        "wall_s": float(sum(c.get_duration_s() for c in chunks)),
     }
     metrics_logger.log_value(METRIC, item, reduce="item_series")
 
@@ -78,35 +102,42 @@ def ensure_ray() -> None:
 class RllibEvaluatePath(InferencePath):
     name = "evaluate"
 
-    def __init__(self, *, checkpoint: Path, config_state: dict[str, Any], algo_class, module_id: str, env_id: str,
-                 env_config: dict[str, Any], num_envs: int, device: str, explore: bool,
-                 success_key: str | None, step_timeout: float | None):
-        from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
+    def __init__(self, *, checkpoint: Path, config, algo_class, module_id: str, recipe: EnvRecipe, num_envs: int,
+                 device: str, explore: bool, success_key: str | None, step_timeout: float | None):
         from ray.tune.registry import register_env
 
         ensure_ray()
         register_env(GUARDED_ENV, guarded_env_creator)
         self.explore = explore
         self.token = uuid.uuid4().hex
-        self.channel = _CHANNELS[self.token] = SeedChannel()
-        self.batch_size = 2 * num_envs  # episodes per evaluate() call: small, so pause and stop stay quick
-        config = AlgorithmConfig.from_state(dict(config_state))
+        self.seeds = SeedTracker()
+        _PATHS[self.token] = (recipe, self.seeds, success_key, step_timeout)
+        self.num_envs = num_envs
+        self.call_steps = 50 * num_envs  # grown to CALL_SECONDS' worth once a call has been timed
+        self.algo = algo_class.from_checkpoint(str(checkpoint), config=self._config(config, num_envs, device, explore))
+        self.description = (f"Algorithm.from_checkpoint + Algorithm.evaluate() (evaluation config as RLlib merges "
+                            f"it) on a local evaluation EnvRunner, {num_envs} envs, env {recipe.name}")
+
+    def _config(self, config, num_envs: int, device: str, explore: bool):
+        import gymnasium as gym
+
         gpus = 1 if device.startswith("cuda") else 0
-        config = (
-            config.environment(env=GUARDED_ENV, env_config={"tui_eval": {
-                "token": self.token, "env_id": env_id, "env_config": env_config,
-                "success_key": success_key, "step_timeout": step_timeout}})
-            # Training runners are not used; keep the local one small.
+        evaluation = _updated(config.evaluation_config, {
+            "env": GUARDED_ENV, "env_config": {TOKEN_KEY: self.token}, "num_envs_per_env_runner": num_envs,
+            "explore": explore, "gym_env_vectorize_mode": gym.VectorizeMode.SYNC})
+        user_callbacks = config.callbacks_on_episode_end
+        callbacks = [*(user_callbacks if isinstance(user_callbacks, list) else [user_callbacks] if user_callbacks
+                       else []), log_episode]
+        return (
+            config.copy(copy_frozen=False)
+            # The training runner only holds the restored connector states that evaluate() syncs from.
             .env_runners(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_env_runner=gpus)
             .learners(num_learners=0, num_gpus_per_learner=gpus)
-            .evaluation(evaluation_interval=1, evaluation_num_env_runners=0,
-                        evaluation_duration=self.batch_size, evaluation_duration_unit="episodes",
-                        evaluation_config={"num_envs_per_env_runner": num_envs, "explore": explore})
-            .callbacks(on_episode_end=log_episode)
+            .evaluation(evaluation_interval=1, evaluation_num_env_runners=0, evaluation_parallel_to_training=False,
+                        evaluation_duration=self.call_steps, evaluation_duration_unit="timesteps",
+                        evaluation_config=evaluation)
+            .callbacks(on_episode_end=callbacks)
         )
-        self.algo = algo_class.from_checkpoint(str(checkpoint), config=config)
-        self.description = (f"Algorithm.from_checkpoint + Algorithm.evaluate() on a local evaluation "
-                            f"EnvRunner, {num_envs} envs, {self.batch_size} episodes per call")
 
     def set_explore(self, explore: bool) -> None:
         # The evaluation config is frozen inside the Algorithm; explore is read by the eval runner's sample().
@@ -114,49 +145,50 @@ class RllibEvaluatePath(InferencePath):
         runner = self.algo.eval_env_runner
         object.__setattr__(runner.config, "explore", explore)
 
-    def _set_duration(self, episodes: int) -> None:
-        # evaluate() reads evaluation_duration from the (frozen) config at call time; the last batch of a
-        # run can be smaller than the others, so the duration follows the batch.
+    def _set_call_steps(self, steps: int) -> None:
+        # evaluate() reads evaluation_duration from the (frozen) config at call time.
         config = self.algo.config
-        if config.evaluation_duration != episodes:
+        if config.evaluation_duration != steps:
             config._is_frozen = False
-            config.evaluation_duration = episodes
+            config.evaluation_duration = steps
             config._is_frozen = True
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
-        while not feed.cancelled:
-            batch: list[tuple[int, int]] = []
-            while len(batch) < self.batch_size:
-                seed = feed.take()
-                if seed is None:
-                    break
-                batch.append(seed)
-            if not batch:
-                return
-            self.channel.load(batch)
-            self._set_duration(len(batch))
-            results = self.algo.evaluate()
-            waiting = set(batch)
-            for item in _episode_items(results):
-                key = (item["seed"], item["block"])
-                if key not in waiting:
-                    continue  # an item from an earlier call that the metrics tree still holds
-                waiting.discard(key)
-                emit(EpisodeRecord(path=self.name, seed=item["seed"], block=item["block"], ret=item["return"],
-                                   length=item["length"], success=item["success"],
-                                   invalid=item["invalid"] is not None, reason=item["invalid"],
-                                   wall_s=item["wall_s"], explore=self.explore))
-            for seed, block in sorted(waiting):
-                emit(EpisodeRecord(path=self.name, seed=seed, block=block, ret=0.0, length=0, success=False,
-                                   invalid=True, reason="evaluate() returned no episode for this seed",
-                                   explore=self.explore))
+        self.seeds.feed = feed
+        try:
+            while not feed.cancelled:
+                self._set_call_steps(self.call_steps)
+                started = time.perf_counter()
+                results = self.algo.evaluate()
+                took = time.perf_counter() - started
+                self.call_steps = max(10 * self.num_envs, min(int(self.call_steps * CALL_SECONDS / max(took, 1e-3)),
+                                                              4 * self.call_steps))
+                for item in _episode_items(results):
+                    if self.seeds.finish((item["seed"], item["block"])):
+                        emit(self._record(item))
+                if self.seeds.dry and not self.seeds.running:
+                    return
+        finally:
+            self.seeds.feed = None
+
+    def _record(self, item: dict[str, Any]) -> EpisodeRecord:
+        return EpisodeRecord(path=self.name, seed=item["seed"], block=item["block"], ret=item["return"],
+                             length=item["length"], success=item["success"], invalid=item["invalid"] is not None,
+                             reason=item["invalid"], wall_s=item["wall_s"], explore=self.explore)
 
     def close(self) -> None:
-        _CHANNELS.pop(self.token, None)
+        _PATHS.pop(self.token, None)
         try:
             self.algo.stop()
-        except Exception:
+        except Exception:  # closing after a failure: what is left of the runner may fail to stop
             pass
+
+
+def _updated(evaluation_config, overrides: dict[str, Any]):
+    """The user's `evaluation_config` (a dict or an AlgorithmConfig) with tui-eval's overrides on top."""
+    if evaluation_config is None or isinstance(evaluation_config, dict):
+        return {**(evaluation_config or {}), **overrides}
+    return evaluation_config.copy(copy_frozen=False).update_from_dict(overrides)
 
 
 def _episode_items(results: dict[str, Any]) -> list[dict[str, Any]]:
