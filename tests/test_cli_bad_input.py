@@ -90,7 +90,9 @@ def test_broken_checkpoints(broken_checkpoints, name, needles, run_dir, capsys):
 
 @pytest.mark.parametrize("args, needles", [
     (["/no/such/checkpoint", "--headless"], ["does not exist"]),
-    ([CARTPOLE, "--headless", "--env", "NoSuchEnv-v9"], ["not registered", "--env"]),
+    ([CARTPOLE, "--headless", "--env", "NoSuchEnv-v9"], ["registered neither with ray.tune.register_env nor with "
+                                                         "Gymnasium", "--import", "--env"]),
+    ([CARTPOLE, "--headless", "--import", "no/such/file.py"], ["--import no/such/file.py: no such file"]),
     ([CARTPOLE, "--headless", "--env", "no_such_module:Env-v0"], ["cannot import"]),
     ([CARTPOLE, "--headless", "--device", "cuda"], ["CUDA", "--device cpu"]),
     ([CARTPOLE, "--headless", "--device", "tpu"], ["--device expects"]),
@@ -104,7 +106,7 @@ def test_broken_checkpoints(broken_checkpoints, name, needles, run_dir, capsys):
     ([CARTPOLE, "--headless", "--env-config", "{nope"], ["not valid JSON"]),
     ([CARTPOLE, "--headless", "--module", "ghost"], ["not in the checkpoint", "default_policy"]),
     ([CARTPOLE, "--headless", "--episodes", "many"], ["invalid int value"]),
-    (["demo", "somewhere"], ["unknown demo 'somewhere'", "rllib or rsl_rl"]),
+    (["demo", "somewhere"], ["unknown demo 'somewhere'", "rllib, pendulum, rsl_rl"]),
 ])
 def test_bad_options(args, needles, run_dir, capsys):
     assert_one_line_error(in_process(capsys, *args), *needles)
@@ -112,7 +114,7 @@ def test_bad_options(args, needles, run_dir, capsys):
 
 @pytest.mark.parametrize("args, needles", [
     (["/no/such/checkpoint", "--headless"], ["does not exist"]),
-    ([CARTPOLE, "--headless", "--env", "NoSuchEnv-v9"], ["not registered"]),
+    ([CARTPOLE, "--headless", "--env", "NoSuchEnv-v9"], ["registered neither"]),
 ])
 def test_bad_input_from_a_real_process(args, needles, tmp_path):
     """The installed entry point: exit code 2 and one line, with nothing else on stderr."""
@@ -131,3 +133,18 @@ def test_tune_trial_directory_takes_the_newest_checkpoint(tmp_path):
     plan = plan_for(trial, "--episodes", "2", log=tmp_path / "run.sqlite")
     assert plan.kind.checkpoint == (trial / "checkpoint_000001").resolve()
     assert "newest of 2" in plan.kind.resolved_note
+
+
+def test_help_lists_every_command_and_the_pickle_warning():
+    proc = cli("--help")
+    assert proc.returncode == 0
+    for command in ("tui-eval demo", "tui-eval ls", "tui-eval attach", "--headless", "--version", "--import"):
+        assert command in proc.stdout, command
+    assert "only open checkpoints you trust" in " ".join(proc.stdout.split()).lower()
+
+
+def test_version():
+    from importlib.metadata import version
+
+    proc = cli("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"tui-eval {version('tui-eval')}"

@@ -56,7 +56,7 @@ def test_default_run_summary_json_and_fail_on_differ(tmp_path):
     attached = cli("attach", tmp_path / "run.sqlite", "--headless", cwd=tmp_path)
     assert attached.returncode == 0 and "DIFFER" in attached.stdout
     listed = cli("ls", "--dir", tmp_path, cwd=tmp_path)
-    assert "run.sqlite" in listed.stdout and "evaluate:64" in listed.stdout and "finished" in listed.stdout
+    assert "run.sqlite" in listed.stdout and "evaluate:64" in listed.stdout and "done" in listed.stdout
 
 
 def _start(tmp_path, *extra):

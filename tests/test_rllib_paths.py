@@ -28,7 +28,7 @@ def test_library_defaults_are_shown_and_differ(tmp_path):
     assert plan.explore == {"evaluate": True, "connectors": False}
     assert plan.explore_source == {"evaluate": "library default", "connectors": "library default"}
     assert plan.seeds.start >= 1_000_000_000 and "held out" in plan.seeds_note
-    assert plan.facts["algorithm"] == "PPO" and plan.facts["env"] == "CartPole-v1"
+    assert plan.facts["algorithm"] == "PPO" and plan.facts["env"] == "CartPole-v1 (Gymnasium registry)"
 
 
 @pytest.mark.parametrize("env, reason", [
@@ -67,3 +67,32 @@ def test_fused_stock_pipelines_equal_the_generic_ones(checkpoint, tmp_path):
         results[generic] = {r.seed: (r.ret, r.length) for r in records}
     assert sorted(results[False]) == list(range(70, 82))
     assert results[False] == results[True]
+
+
+def test_evaluate_path_pauses_between_episodes_and_runs_every_seed_once(tmp_path):
+    """evaluate() calls go on across pauses: episodes in flight finish, no new one starts while paused,
+    and after resuming every seed of the block is run exactly once."""
+    from conftest import wait_until
+    from engine_helpers import plan_for
+
+    from tui_eval.session import start_engine
+
+    engine = start_engine(plan_for(CARTPOLE, "--paths", "evaluate", "--episodes", "24", "--num-envs", "4",
+                                   "--seeds", "900:924", "--explore", "evaluate=off", log=tmp_path / "run.sqlite"))
+    try:
+        engine.start()
+        wait_until(lambda: engine.log.count() >= 2, timeout=120)
+        engine.pause()
+        wait_until(lambda: not engine._in_flight["evaluate"], timeout=60)
+        settled = engine.log.count()
+        assert settled < 24
+        import time
+
+        time.sleep(1.5)
+        assert engine.log.count() == settled  # nothing new starts while paused
+        engine.resume()
+        assert engine.wait(120)
+    finally:
+        engine.close()
+    seeds = sorted(r.seed for r in engine.log.records())
+    assert seeds == list(range(900, 924))

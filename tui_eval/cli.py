@@ -193,6 +193,8 @@ def run(argv: list[str]) -> int:
         from tui_eval.headless import run_headless
 
         engine = start_engine(plan, on_loaded=lambda name, s: err.write(f"{'loaded ' + name:>17}: {s:.1f}s\n"))
+        for path in engine.paths.values():
+            err.write(f"{path.name:>17}: {path.description}\n")
         return run_headless(engine, json_path=spec.json, fail_on_differ=spec.fail_on_differ)
     from tui_eval.ui.app import run_app
 

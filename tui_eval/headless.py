@@ -69,24 +69,36 @@ def run_headless(engine: Engine, *, json_path: str | None = None, fail_on_differ
     finally:
         signal.signal(signal.SIGINT, previous)
         engine.close()
-    given_up = [e for e in engine.errors if e.gave_up]
-    status = "interrupted" if interrupted else "failed" if given_up else "done"
-    engine.log.set_meta(status=status, finished_at=time.time(),
-                        path_errors=[{"path": e.path, "message": e.message, "details": e.details}
-                                     for e in engine.errors])
+    failed = record_failures(engine)
+    engine.log.set_meta(status="interrupted" if interrupted else "failed" if failed else "done",
+                        finished_at=time.time())
     summary = finish(engine, json_path)
     out.write(summary_table(summary) + "\n")
     out.flush()
     if interrupted:
         return EXIT_INTERRUPTED
-    for failure in given_up:
-        err.write(f"tui-eval: path {failure.path} failed and was given up after {failure.restarts} tries: "
-                  f"{failure.message}; {failure_hint(failure.message)}\n")
-    if given_up:
+    if report_given_up(failed, err):
         return EXIT_PATH_FAILED
     if fail_on_differ and (summary.get("comparison") or {}).get("verdict") == "differ":
         return EXIT_DIFFER
     return EXIT_OK
+
+
+def record_failures(engine: Engine) -> list[PathFailed]:
+    """Keep every path failure (with its traceback) in the run's log; return the paths given up."""
+    if engine.errors:
+        engine.log.set_meta(path_errors=[{"path": e.path, "message": e.message, "gave_up": e.gave_up,
+                                          "details": e.details} for e in engine.errors])
+    return [e for e in engine.errors if e.gave_up]
+
+
+def report_given_up(failed: list[PathFailed], err: TextIO) -> bool:
+    """One line per path given up: what failed, the error, what to try. True when there was one."""
+    for failure in failed:
+        err.write(f"tui-eval: path {failure.path} failed and was given up after {failure.restarts} tries: "
+                  f"{failure.message}; {failure_hint(failure.message)}\n")
+    err.flush()
+    return bool(failed)
 
 
 def failure_hint(message: str) -> str:
@@ -95,7 +107,7 @@ def failure_hint(message: str) -> str:
     if any(word in message for word in shape_words):
         return ("the policy does not accept this env's observations: run the env it was trained on "
                 "(--import the code that registers it, --env, --env-config)")
-    return "the traceback is in the run's log (tui-eval attach RUN --headless shows the summary)"
+    return "tui-eval attach RUN --headless prints the traceback from the run's log"
 
 
 def finish(engine: Engine, json_path: str | None) -> dict[str, Any]:

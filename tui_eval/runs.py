@@ -95,4 +95,7 @@ def attach(argv: list[str]) -> int:
 
         Path(args.json).write_text(json.dumps(summary, indent=1))
     sys.stdout.write(f"{path} ({meta.get('status', '?')})\n{summary_table(summary)}\n")
+    for failure in meta.get("path_errors") or []:
+        state = "given up" if failure.get("gave_up") else "loaded afresh"
+        sys.stdout.write(f"\npath {failure['path']} failed ({state}): {failure['message']}\n{failure.get('details', '')}")
     return 0

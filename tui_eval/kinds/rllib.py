@@ -110,20 +110,25 @@ class RllibKind(CheckpointKind):
         return meta
 
     def _configs(self):
-        """The AlgorithmConfig, and the evaluation config as RLlib merges it (`evaluation_config` over it)."""
+        """The AlgorithmConfig, and the config `Algorithm.evaluate()` runs with: the evaluation config as
+        RLlib merges it (`evaluation_config` over the main one) when the checkpoint sets up evaluation
+        runners; otherwise evaluate() samples on the training EnvRunner and the main config applies."""
         from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
 
         try:
             config = AlgorithmConfig.from_state(dict(self.config_state))
-            return config, config.get_evaluation_config_object()
+            self.has_evaluation_runners = bool(config.evaluation_interval or config.evaluation_num_env_runners > 0)
+            return config, config.get_evaluation_config_object() if self.has_evaluation_runners else config
         except Exception as exc:
             raise BadInput(f"{self.checkpoint} holds an AlgorithmConfig ray 2.60 cannot rebuild ({first_line(exc)}); "
                            "re-save the checkpoint with this ray version") from None
 
     def _recipe(self, config) -> EnvRecipe:
-        env_config = dict(config.env_config or {})
+        """The config's env, or `--env` (which keeps the config's env_config only when it names the same env)."""
+        env = self.spec.env_id or config.env
+        env_config = dict(config.env_config or {}) if env == config.env else {}
         env_config.update(self.spec.env_config)
-        return resolve_env(self.spec.env_id or config.env, env_config)
+        return resolve_env(env, env_config)
 
     def _check_observation_spaces(self) -> None:
         """A policy trained on other observations fails on every step: say so now, not as a failed path."""
@@ -200,6 +205,9 @@ class RllibKind(CheckpointKind):
                                        for n, why in [self.num_envs(name)]),
             "ray": str(self.meta.get("ray_version", "?")),
         }
+        if not self.has_evaluation_runners and self.config.evaluation_config:
+            facts["evaluation config"] = ("not used: no evaluation_interval, so Algorithm.evaluate() samples on the "
+                                          "training EnvRunner with the main config (as evaluate does)")
         if (self.eval_env.name, self.eval_env.env_config) != (self.env.name, self.env.env_config):
             facts["evaluation env"] = (f"{_env_line(self.eval_env)}: evaluation_config differs from the training env; "
                                        "evaluate runs this one, connectors the training env")
@@ -235,7 +243,8 @@ class RllibKind(CheckpointKind):
         if name == "evaluate":
             from tui_eval.paths.rllib_evaluate import RllibEvaluatePath
 
-            return RllibEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env, **common)
+            return RllibEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
+                                     use_evaluation_config=self.has_evaluation_runners, **common)
         if name == "connectors":
             from tui_eval.paths.rllib_connectors import RllibConnectorsPath
 

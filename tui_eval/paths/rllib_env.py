@@ -101,6 +101,6 @@ def resolve_env(env: Any, env_config: dict[str, Any] | None) -> EnvRecipe:
             return EnvRecipe(name, env_config, creator=creator,
                              source=f"ray.tune.register_env({name!r}, {_callable_name(creator)}) in {module}")
     if name in gym.registry:
-        return EnvRecipe(env, env_config, source=f"Gymnasium id {name!r}")
+        return EnvRecipe(env, env_config, source="Gymnasium registry")
     raise BadInput(f"env {env!r} is registered neither with ray.tune.register_env nor with Gymnasium; pass "
                    "--import MODULE_OR_FILE (the code that registers it) or --env ID")

@@ -84,7 +84,8 @@ def log_episode(*, episode, metrics_logger, prev_episode_chunks=(), **kwargs) ->
         return
     item = {
         "seed": int(first[SEED_KEY]), "block": int(first[BLOCK_KEY]),
-        "return": float(sum(c.get_return() for c in chunks)), "length": sum(len(c) for c in chunks),
+        # one running sum over all chunks' rewards, in order, as get_return() adds up a whole episode
+        "return": float(sum(r for c in chunks for r in c.get_rewards())), "length": sum(len(c) for c in chunks),
         "success": last.get(SUCCESS_KEY), "invalid": last.get(INVALID_KEY),
         "wall_s": float(sum(c.get_duration_s() for c in chunks)),
     }
@@ -103,7 +104,8 @@ class RllibEvaluatePath(InferencePath):
     name = "evaluate"
 
     def __init__(self, *, checkpoint: Path, config, algo_class, module_id: str, recipe: EnvRecipe, num_envs: int,
-                 device: str, explore: bool, success_key: str | None, step_timeout: float | None):
+                 device: str, explore: bool, success_key: str | None, step_timeout: float | None,
+                 use_evaluation_config: bool = True):
         from ray.tune.registry import register_env
 
         ensure_ray()
@@ -114,15 +116,19 @@ class RllibEvaluatePath(InferencePath):
         _PATHS[self.token] = (recipe, self.seeds, success_key, step_timeout)
         self.num_envs = num_envs
         self.call_steps = 50 * num_envs  # grown to CALL_SECONDS' worth once a call has been timed
-        self.algo = algo_class.from_checkpoint(str(checkpoint), config=self._config(config, num_envs, device, explore))
+        # Without evaluation runners in the checkpoint's config, the user's evaluate() samples with the main
+        # config and ignores evaluation_config: the runner made here then gets the main config too.
+        evaluation_config = config.evaluation_config if use_evaluation_config else None
+        self.algo = algo_class.from_checkpoint(
+            str(checkpoint), config=self._config(config, evaluation_config, num_envs, device, explore))
         self.description = (f"Algorithm.from_checkpoint + Algorithm.evaluate() (evaluation config as RLlib merges "
                             f"it) on a local evaluation EnvRunner, {num_envs} envs, env {recipe.name}")
 
-    def _config(self, config, num_envs: int, device: str, explore: bool):
+    def _config(self, config, evaluation_config, num_envs: int, device: str, explore: bool):
         import gymnasium as gym
 
         gpus = 1 if device.startswith("cuda") else 0
-        evaluation = _updated(config.evaluation_config, {
+        evaluation = _updated(evaluation_config, {
             "env": GUARDED_ENV, "env_config": {TOKEN_KEY: self.token}, "num_envs_per_env_runner": num_envs,
             "explore": explore, "gym_env_vectorize_mode": gym.VectorizeMode.SYNC})
         user_callbacks = config.callbacks_on_episode_end

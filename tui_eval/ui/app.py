@@ -545,7 +545,7 @@ def _library_output_to(path: Path) -> Iterator[None]:
 def finish_live(app: EvalApp, code: int, out=None, err=None) -> int:
     """After the app: wait for the engine to stop, print the summary table, close the log. Returns the exit code."""
     from tui_eval.format import summary_table
-    from tui_eval.headless import finish
+    from tui_eval.headless import EXIT_PATH_FAILED, finish, record_failures, report_given_up
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -567,12 +567,15 @@ def finish_live(app: EvalApp, code: int, out=None, err=None) -> int:
         err.flush()
         engine.wait(timeout=60.0)
     engine.close()
+    failed = record_failures(engine)
+    status = "done" if was_done else ("interrupted" if code == EXIT_INTERRUPTED else "stopped")
+    engine.log.set_meta(status="failed" if failed and status == "done" else status, finished_at=time.time())
     summary = finish(engine, app.plan.spec.json)
     out.write(summary_table(summary) + "\n")
     out.flush()
     err.write(f"log: {engine.log.path}\n")
-    status = "finished" if was_done else ("interrupted" if code == EXIT_INTERRUPTED else "stopped")
-    engine.log.set_meta(status=status, finished_at=time.time())
+    if report_given_up(failed, err) and code == 0:
+        return EXIT_PATH_FAILED
     return code
 
 

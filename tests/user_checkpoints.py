@@ -1,0 +1,40 @@
+"""Checkpoints as RLlib users make them: trained by the user's own script, from the folder holding their
+module (tests/user_project), copied to a temporary directory so that nothing else can import it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_SOURCE = Path(__file__).resolve().parent / "user_project"
+MODULE = "my_rl_project"
+
+
+@dataclass(frozen=True)
+class UserCheckpoints:
+    project: Path  # the user's folder: my_rl_project.py and the training script
+    experiment: Path  # a tune.Tuner experiment directory (PPO_*/checkpoint_*)
+    eval_time_limit: Path  # Pendulum; evaluation_config cuts episodes to 100 steps
+    strict_module: Path  # a custom RLModule whose inference forward raises
+    float_carracing: Path  # pixels behind a float32 wrapper registered with tune.register_env
+
+    @property
+    def module_file(self) -> Path:
+        return self.project / f"{MODULE}.py"
+
+
+def train_user_checkpoints(root: Path) -> UserCheckpoints:
+    project = root / "project"
+    shutil.copytree(PROJECT_SOURCE, project)
+    out = root / "checkpoints"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "train_user_checkpoints.py", str(out)], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return UserCheckpoints(project=project, experiment=out / "ray_storage" / "my_experiment",
+                           eval_time_limit=out / "eval_time_limit", strict_module=out / "strict_module",
+                           float_carracing=out / "float_carracing")
