@@ -42,15 +42,28 @@ class PathGroup:
     def __init__(self, make: Callable[[], PathStats]) -> None:
         self._make = make
         self.by_explore: dict[bool | None, PathStats] = {}
+        self.latest: bool | None = None  # the setting of the newest record that had one
         self.all = make()  # the only setting's stats while there is one; a pooled copy after
 
-    def add(self, record: EpisodeRecord) -> None:
-        stats = self.by_explore.get(record.explore)
+    def add(self, record: EpisodeRecord) -> bool | None:
+        """Account one episode; returns the setting it was counted under.
+
+        A record without a setting (explore None: a log that did not store it) joins the path's
+        latest known setting; the first known setting relabels records that had none."""
+        explore = record.explore
+        if explore is None:
+            explore = self.latest
+        elif self.latest is None and list(self.by_explore) == [None]:
+            self.by_explore = {explore: self.by_explore[None]}
+        if explore is not None:
+            self.latest = explore
+        stats = self.by_explore.get(explore)
         if stats is None:
-            stats = self._new_setting(record.explore)
+            stats = self._new_setting(explore)
         stats.add(record)
         if stats is not self.all:
             self.all.add(record)
+        return explore
 
     def _new_setting(self, explore: bool | None) -> PathStats:
         if not self.by_explore:
@@ -62,7 +75,7 @@ class PathGroup:
         return stats
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("all", "by_explore", "_make"):
+        if name in ("all", "by_explore", "_make", "latest"):
             raise AttributeError(name)
         return getattr(self.all, name)
 
@@ -117,14 +130,14 @@ class RunStats:
         return Comparison(a, b, margin=self.margin, deterministic=det, return_bounds=self.return_bounds)
 
     def add(self, rec: EpisodeRecord) -> None:
-        self.paths[rec.path].add(rec)
+        explore = self.paths[rec.path].add(rec)
         if self._pair_names is None or rec.path not in self._pair_names:
             return
         seen = self._block_explore.get(rec.block)
         if seen is None:
             seen = self._block_explore[rec.block] = {}
         if rec.path not in seen:
-            seen[rec.path] = rec.explore
+            seen[rec.path] = explore
             if len(seen) == 2:
                 self._release(rec.block, seen)
         if len(seen) == 2:
