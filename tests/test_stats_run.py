@@ -105,3 +105,25 @@ def test_bounds_and_margin_reach_paths_and_comparison():
     assert s["cs95"] is not None and "PrPl-EB" in s["cs_method"]  # from the first episode
     c = stats.comparison_summary()
     assert c["margin"] == 25.0 and c["diff_cs95"] is not None and c["method"] == "paired"
+
+
+def test_tables_label_rows_with_the_setting_their_episodes_ran_with():
+    from tui_eval.format import summary_table, verdict_line
+    from tui_eval.ui.widgets.comparison_table import TableData, explore_cell, path_rows
+
+    records = records_with_explore_change()
+    document = build_summary(META, replay(META, records), records)
+    text = summary_table(document)
+    assert "evaluate [explore on]" in text and "evaluate [explore off]" in text
+    assert "verdict: UNDECIDED (per seed)" in text
+    assert "identical on 10/10 seeds; ≤ 37.7% could differ (anytime 95%)" in text
+    stats = replay(META, records)
+    data = TableData(paths=["evaluate", "connectors"], explore={"evaluate": False, "connectors": True})
+    rows = path_rows("evaluate", stats.paths["evaluate"].summary(), data)
+    assert [(str(r["path"]), r["explore"]) for r in rows] == [("evaluate·on", "on"), ("evaluate·off", "off")]
+    # one setting, a change asked for but not applied yet: the row says both, never only the new one
+    assert explore_cell(stats.paths["connectors"].summary(), True) == "off→on"
+    assert explore_cell({"episodes": 0, "explore": None}, True) == "on"
+    differ = {"a": "A", "b": "B", "verdict": "differ", "exact": True, "differing": 1, "paired": 3,
+              "diff_mean": 1.0, "diff_cs95": None, "margin": None, "reason": "seed 3: A 1.0 vs B 2.0"}
+    assert verdict_line(differ).startswith("verdict: DIFFER (exact)")
