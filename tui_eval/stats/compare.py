@@ -164,14 +164,16 @@ class Comparison:
         d_bounds = None if span is None else (-span, span, "difference of returns in the bounds")
         self._diff = PathStats(d_bounds, self.alpha_each, target_n=self.target_n, burn_in=self.burn_in)
         self._sides = (_Side(), _Side())
-        # unmatched records per side: (block, seed) -> (ret, valid, success)
+        # unmatched records per side: seed (block 0) or (block, seed) -> (ret, valid, success)
         self._pending: tuple[dict, dict] = ({}, {})
         # path -> (index, its side, its unmatched, the other's unmatched): one lookup per add
         self._route = {
             a: (0, self._sides[0], self._pending[0], self._pending[1]),
             b: (1, self._sides[1], self._pending[1], self._pending[0]),
         }
-        self._done: dict[tuple[int, int], tuple] = {}  # paired (block, seed) -> (result a, result b)
+        # paired seeds, to recognise duplicates: their results when deterministic (a repeated seed must
+        # repeat its result), else only the keys (a set: about 60 bytes a pair at a million pairs)
+        self._done: dict | set = {} if self.deterministic else set()
         self.matched = 0  # pairs formed, valid or not
         self.identical_pairs = 0
         self.differing = 0  # paired seeds (or duplicate records) whose results differ
@@ -221,7 +223,7 @@ class Comparison:
                 self._hi = x
             if self.margin is None and side.n == self.margin_burn_in:
                 self._freeze_margin()
-        key = (record.block, record.seed)
+        key = record.seed if record.block == 0 else (record.block, record.seed)  # a plain int: less memory
         result = (x, valid, s)
         if key in mine or key in self._done:
             self._duplicate(i, key, result)
@@ -250,7 +252,10 @@ class Comparison:
     def _pair(self, key, ra, rb) -> None:
         """Both results of one seed: the paired difference, identical / differing counts."""
         self.matched += 1
-        self._done[key] = (ra, rb)
+        if isinstance(self._done, dict):
+            self._done[key] = (ra, rb)
+        else:
+            self._done.add(key)
         xa, va, sa = ra
         xb, vb, sb = rb
         if va and vb:
@@ -264,7 +269,12 @@ class Comparison:
         """A second record for a (block, seed) on one side: the first is kept; a different result is
         a differing seed (a deterministic path must repeat itself)."""
         self.duplicates += 1
-        first = self._done[key][i] if key in self._done else self._pending[i][key]
+        if key in self._done:
+            if not isinstance(self._done, dict):
+                return  # statistical mode: the first pair stands, the duplicate is only counted
+            first = self._done[key][i]
+        else:
+            first = self._pending[i][key]
         if not _same(*first, *result):
             pair = (first, result) if i == 0 else (result, first)
             self._mark_differing(key, *pair)
@@ -272,7 +282,8 @@ class Comparison:
     def _mark_differing(self, key, ra, rb) -> None:
         self.differing += 1
         if self._first_diff is None:
-            self._first_diff = (key[0], key[1], ra, rb)
+            block, seed = (0, key) if isinstance(key, int) else key
+            self._first_diff = (block, seed, ra, rb)
 
     # ------------------------------------------------------------------ summary
     @property
