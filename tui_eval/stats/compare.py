@@ -160,6 +160,7 @@ class Comparison:
         self.burn_in = max(2, int(burn_in))
         self.return_bounds = None if return_bounds is None else (float(return_bounds[0]), float(return_bounds[1]))
         self.margin, self.margin_source = self._fixed_margin(margin, return_bounds)
+        self._margin_open = self.margin is None  # to be frozen once, after the burn-in
         span = None if self.return_bounds is None else self.return_bounds[1] - self.return_bounds[0]
         d_bounds = None if span is None else (-span, span, "difference of returns in the bounds")
         self._diff = PathStats(d_bounds, self.alpha_each, target_n=self.target_n, burn_in=self.burn_in)
@@ -221,7 +222,7 @@ class Comparison:
                 self._lo = x
             if x > self._hi:
                 self._hi = x
-            if self.margin is None and side.n == self.margin_burn_in:
+            if self._margin_open and side.n == self.margin_burn_in:
                 self._freeze_margin()
         key = record.seed if record.block == 0 else (record.block, record.seed)  # a plain int: less memory
         result = (x, valid, s)
@@ -232,7 +233,10 @@ class Comparison:
         if other is None:
             mine[key] = result
             return
-        self._pair(key, result, other) if i == 0 else self._pair(key, other, result)
+        if i == 0:
+            self._pair(key, result, other)
+        else:
+            self._pair(key, other, result)
 
     def _freeze_margin(self) -> None:
         """Both paths reached the margin burn-in: fix the margin from the range seen, once."""
@@ -241,13 +245,13 @@ class Comparison:
         span = self._hi - self._lo
         if span > 0.0:
             self.margin = MARGIN_SHARE * span
-            self.margin_source = (f"5% of the return range [{self._lo:g}, {self._hi:g}] of both paths' "
-                                  f"first {self.margin_burn_in} valid returns, frozen")
+            self.margin_source = (f"5% of the return range [{self._lo:g}, {self._hi:g}] of both paths once "
+                                  f"each had {self.margin_burn_in} valid returns, frozen")
         else:
             self.margin = None
-            self.margin_source = (f"none: both paths' first {self.margin_burn_in} valid returns were "
-                                  "identical (give --equivalence-margin or --return-bounds)")
-        self.margin_burn_in = 1 << 62  # frozen: never again
+            self.margin_source = (f"none: all returns were identical when both paths had {self.margin_burn_in} "
+                                  "valid returns (give --equivalence-margin or --return-bounds)")
+        self._margin_open = False  # frozen: never recomputed
 
     def _pair(self, key, ra, rb) -> None:
         """Both results of one seed: the paired difference, identical / differing counts."""
