@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from tui_eval.spec import EpisodeRecord
-from tui_eval.stats import Comparison, asymptotic_cs_from_moments
+from tui_eval.stats import Comparison, guarded_asymptotic_cs_from_moments
 
 KEYS = {"a", "b", "paired", "diff_mean", "diff_cs95", "diff_ci95", "method", "margin", "verdict", "exact",
         "identical_pairs", "reason"}
@@ -32,19 +32,58 @@ def run(cmp, pairs, a="evaluate", b="connectors"):
 # ---------------------------------------------------------------------------------- exact mode
 
 
-def test_deterministic_identical_is_exact_equivalent():
+def test_deterministic_identical_on_few_seeds_is_undecided_with_a_bound():
     seeds = range(1000, 1010)
     s = run(Comparison("evaluate", "connectors", deterministic=True), [(k, k % 7 * 10.0, k % 7 * 10.0) for k in seeds])
     assert set(s) >= KEYS
-    assert s["verdict"] == "equivalent" and s["exact"] is True
-    assert s["identical_pairs"] == 10 and s["paired"] == 10
-    assert "10 paired seed" in s["reason"] and "deterministic" in s["reason"]
+    assert s["verdict"] == "undecided" and s["exact"] is True
+    assert s["identical_pairs"] == 10 and s["paired"] == 10 and s["differing"] == 0
+    assert s["could_differ_upper"] == pytest.approx(0.377, abs=1e-3)  # Robbins' beta mixture, k = 0, n = 10
+    assert "identical on 10/10 seeds" in s["reason"] and "deterministic" in s["reason"]
 
 
-def test_deterministic_one_pair_is_enough_and_tiny_float_noise_is_identical():
+def test_deterministic_identical_is_equivalent_once_the_bound_is_below_five_percent():
+    pairs = [(k, k % 7 * 10.0, k % 7 * 10.0) for k in range(115)]
     cmp = Comparison("evaluate", "connectors", deterministic=True)
-    s = run(cmp, [(1000, 500.0, 500.0 + 1e-9)])
-    assert (s["verdict"], s["exact"], s["identical_pairs"]) == ("equivalent", True, 1)
+    assert run(cmp, pairs)["verdict"] == "undecided"
+    s = run(cmp, [(115, 3.0, 3.0)])
+    assert s["verdict"] == "equivalent" and s["exact"] is True and s["could_differ_upper"] <= 0.05
+    assert "identical on 116/116 seeds" in s["reason"]
+
+
+def test_deterministic_tiny_float_noise_is_identical_but_float32_spacing_is_not():
+    cmp = Comparison("evaluate", "connectors", deterministic=True)
+    s = run(cmp, [(1000, 500.0, 500.0 + 1e-9), (1001, 1e7, 1e7 + 1.0)])
+    assert (s["verdict"], s["identical_pairs"], s["differing"]) == ("undecided", 2, 0)
+    s = run(cmp, [(1002, 1e7, 1e7 + 5.0)])
+    assert (s["verdict"], s["differing"]) == ("differ", 1)
+
+
+def test_deterministic_validity_disagreement_is_a_difference():
+    cmp = Comparison("A", "B", deterministic=True)
+    run(cmp, [(k, 500.0, 500.0) for k in range(200)], a="A", b="B")
+    cmp.add(rec("A", 200, 500.0))
+    cmp.add(rec("B", 200, 0.0, invalid=True, reason="nan obs"))
+    s = cmp.summary()
+    assert s["verdict"] == "differ" and s["exact"] is True
+    assert s["reason"] == "seed 200: A valid vs B invalid with both deterministic"
+
+
+def test_duplicate_records_are_counted_and_never_replace_the_first():
+    cmp = Comparison("A", "B", deterministic=True)
+    cmp.add(rec("A", 1, 10.0))
+    cmp.add(rec("A", 1, 10.0))  # same result again: counted, not a difference
+    cmp.add(rec("B", 1, 10.0))
+    s = cmp.summary()
+    assert (s["duplicates"], s["identical_pairs"], s["verdict"], s["unmatched_a"]) == (1, 1, "undecided", 0)
+    cmp.add(rec("B", 1, 11.0))  # after pairing, a different result: the seed differs
+    s = cmp.summary()
+    assert (s["duplicates"], s["differing"], s["verdict"], s["paired"]) == (2, 1, "differ", 1)
+    stat = Comparison("A", "B")
+    run(stat, [(k, 1.0 + k % 3, 2.0 + k % 3) for k in range(40)], a="A", b="B")
+    stat.add(rec("A", 0, 1000.0))  # a late duplicate does not enter the paired difference
+    s = stat.summary()
+    assert s["duplicates"] == 1 and s["paired"] == 40 and s["diff_mean"] == pytest.approx(-1.0)
 
 
 def test_deterministic_one_differing_seed_is_exact_differ():
@@ -79,7 +118,9 @@ def test_clearly_different_normal_samples_differ():
     assert s["diff_mean"] == pytest.approx(d.mean())
     ref = stats.ttest_1samp(d, 0).confidence_interval(0.95)
     assert s["diff_ci95"] == pytest.approx([ref.low, ref.high], rel=1e-9)
-    assert s["diff_cs95"] == pytest.approx(list(asymptotic_cs_from_moments(n, d.mean(), d.var(ddof=1), 0.05)), rel=1e-9)
+    m2 = d.var() * n
+    ref_cs = guarded_asymptotic_cs_from_moments(n, d.mean(), m2, d.min(), d.max(), 0.025)  # alpha/2: fixed split
+    assert s["diff_cs95"] == pytest.approx(list(ref_cs), rel=1e-9)
     assert s["diff_cs95"][1] < 0
     assert "excludes 0" in s["reason"]
     json.dumps(s, allow_nan=False)
@@ -99,12 +140,24 @@ def test_same_distribution_large_n_with_margin_is_equivalent():
     assert s["verdict"] == "undecided"
 
 
-def test_default_margin_is_five_percent_of_the_observed_range():
-    s = run(Comparison("a", "b"), [(0, 10.0, 12.0), (1, 30.0, 50.0), (2, 20.0, 20.0)], a="a", b="b")
-    assert s["margin"] == pytest.approx(0.05 * (50.0 - 10.0))
-    s = run(Comparison("a", "b"), [(0, 5.0, 5.0)], a="a", b="b")
-    assert s["margin"] == 1e-9
+def test_default_margin_is_frozen_after_the_burn_in_and_never_moves():
+    cmp = Comparison("a", "b", margin_burn_in=3)
+    s = run(cmp, [(0, 10.0, 12.0), (1, 30.0, 50.0)], a="a", b="b")
+    assert s["margin"] is None and "once both paths have 3" in s["margin_source"]
+    s = run(cmp, [(2, 20.0, 20.0)], a="a", b="b")
+    assert s["margin"] == pytest.approx(0.05 * (50.0 - 10.0)) and "frozen" in s["margin_source"]
+    s = run(cmp, [(3, -1e6, 1e6)], a="a", b="b")  # an outlier later: the margin stays
+    assert s["margin"] == pytest.approx(2.0)
+    s = run(Comparison("a", "b", margin_burn_in=2), [(0, 5.0, 5.0), (1, 5.0, 5.0)], a="a", b="b")
+    assert s["margin"] is None and "identical" in s["margin_source"]
     assert Comparison("a", "b").summary()["margin"] is None
+
+
+def test_margin_from_return_bounds_or_given_is_fixed_from_the_start():
+    s = Comparison("a", "b", return_bounds=(0.0, 500.0, "CartPole-v1")).summary()
+    assert s["margin"] == pytest.approx(25.0) and "return bounds [0, 500]" in s["margin_source"]
+    s = Comparison("a", "b", margin=3.0, return_bounds=(0.0, 500.0)).summary()
+    assert (s["margin"], s["margin_source"]) == (3.0, "given")
 
 
 def test_unmatched_seeds_wait_for_their_partner():
@@ -165,9 +218,9 @@ def test_success_rate_feeds_the_verdict_with_bonferroni():
     s = cmp.summary()
     assert s["alpha_each"] == pytest.approx(0.025)
     assert s["verdict"] == "differ" and s["success_diff_cs95"][0] > 0
-    assert s["diff_cs95"] == [0.0, 0.0]
+    assert s["diff_cs95"] is None  # identical differences: no zero-width interval
     no_success = run(Comparison("A", "B"), [(k, 1.0, 2.0) for k in range(40)], a="A", b="B")
-    assert no_success["alpha_each"] == pytest.approx(0.05)
+    assert no_success["alpha_each"] == pytest.approx(0.025)  # the split is fixed at the start
 
 
 # ---------------------------------------------------------------------------------- symmetry

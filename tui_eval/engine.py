@@ -18,7 +18,7 @@ from tui_eval.events import (BlockStarted, EpisodeFinished, Event, PathFailed, P
 from tui_eval.errors import first_line
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import EpisodeRecord, SeedBlock
-from tui_eval.stats import Comparison, PathStats
+from tui_eval.stats import RunStats
 from tui_eval.store import RunLog
 
 MAX_RESTARTS = 3
@@ -38,22 +38,6 @@ class _Feed:
     @property
     def cancelled(self) -> bool:
         return self._engine._stopping
-
-
-class RunStats:
-    """Running statistics of every path and of the first two paths' difference."""
-
-    def __init__(self, names: list[str], deterministic: bool, return_bounds, margin):
-        self.paths = {n: PathStats(return_bounds=return_bounds) for n in names}
-        self.comparison = (
-            Comparison(names[0], names[1], margin=margin, deterministic=deterministic)
-            if len(names) >= 2 else None
-        )
-
-    def add(self, rec: EpisodeRecord) -> None:
-        self.paths[rec.path].add(rec)
-        if self.comparison is not None:
-            self.comparison.add(rec)
 
 
 class Engine:
@@ -190,10 +174,7 @@ class Engine:
     def set_explore(self, path: str, explore: bool) -> SeedBlock:
         """Change a path's explore setting; the path applies it between episodes, on a new block."""
         with self._lock:
-            self._pending_explore[path] = explore
-            if explore and self.stats.comparison is not None:
-                # the all-blocks comparison now mixes sampled episodes in: no exact verdict from it
-                self.stats.comparison.deterministic = False
+            self._pending_explore[path] = explore  # stats keep each (path, explore) apart
         return self.resample(reason=f"explore {'on' if explore else 'off'} for {path}")
 
     def stop(self) -> None:
@@ -235,7 +216,7 @@ class Engine:
         stats = self.block_stats if current_block_only else self.stats
         with self._lock:
             paths = {name: s.summary() for name, s in stats.paths.items()}
-            comparison = stats.comparison.summary() if stats.comparison is not None else None
+            comparison = stats.comparison_summary()
         return paths, comparison
 
     def in_flight(self) -> int:

@@ -46,25 +46,79 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
+def verdict_kind(comparison: dict[str, Any]) -> str:
+    """"exact" for a per-seed verdict that is conclusive, "per seed" while it is not yet, else
+    "statistical"."""
+    if not comparison.get("exact"):
+        return "statistical"
+    return "exact" if comparison.get("verdict") in ("differ", "equivalent") else "per seed"
+
+
+def could_differ(comparison: dict[str, Any]) -> str:
+    """Deterministic paths with no differing seed: "identical on n/n seeds; ≤ x% could differ
+    (anytime 95%)" (x: the anytime upper bound on the share of seeds that could still differ)."""
+    n = comparison.get("identical_pairs") or 0
+    upper = comparison.get("could_differ_upper")
+    if upper is None:
+        return "no paired seed yet"
+    return f"identical on {n}/{n} seeds; ≤ {100 * upper:.1f}% could differ (anytime 95%)"
+
+
+def margin_text(comparison: dict[str, Any]) -> str:
+    margin = comparison.get("margin")
+    if margin is None:
+        return "no margin yet"
+    return f"margin ±{num(margin, 2)}"
+
+
 def verdict_line(comparison: dict[str, Any] | None) -> str:
     if not comparison:
         return "verdict: — (one path only)"
-    kind = "exact" if comparison.get("exact") else "statistical"
-    text = (f"verdict: {comparison['verdict'].upper()} ({kind}) — {comparison['a']} − {comparison['b']}: "
-            f"mean diff {num(comparison.get('diff_mean'), 2)}, anytime 95% {interval(comparison.get('diff_cs95'), 2)}"
-            f", {comparison.get('paired', 0)} paired seeds, margin ±{num(comparison.get('margin'), 2)}")
+    kind = verdict_kind(comparison)
+    head = f"verdict: {comparison['verdict'].upper()} ({kind}) — {comparison['a']} − {comparison['b']}: "
+    if comparison.get("exact") and not comparison.get("differing"):
+        text = head + could_differ(comparison)
+    else:
+        text = (head + f"mean diff {num(comparison.get('diff_mean'), 2)}, anytime 95% "
+                f"{interval(comparison.get('diff_cs95'), 2)}, {comparison.get('paired', 0)} paired seeds, "
+                f"{margin_text(comparison)}")
+        if comparison.get("margin_source") and comparison.get("margin") is not None:
+            text += f" ({comparison['margin_source']})"
+    if comparison.get("duplicates"):
+        text += f"; {comparison['duplicates']} duplicate record(s) kept apart"
     if comparison.get("reason"):
         text += f"\n  {comparison['reason']}"
     return text
+
+
+def path_rows(summary_paths: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(label, entry) per path; a path whose explore setting changed mid-run gives one row per setting,
+    labelled "name [explore on]", and never a pooled row."""
+    rows = []
+    for name, p in summary_paths.items():
+        parts = p.get("by_explore")
+        if parts:
+            rows += [(f"{name} [explore {label}]", part) for label, part in parts.items()]
+        else:
+            rows.append((name, p))
+    return rows
 
 
 def summary_table(summary: dict[str, Any]) -> str:
     header = ["path", "episodes", "explore", "mean", "95% CI", "anytime 95%", "IQM", "success", "invalid",
               "mean len", "ep/s", "steps/s"]
     rows = []
-    for name, p in summary["paths"].items():
+    for name, p in path_rows(summary["paths"]):
         rows.append([name, num(p["episodes"]), on_off(p["explore"]), num(p["mean"], 2), interval(p["ci95"], 2),
                      interval(p["cs95"], 2), num(p["iqm"], 2), percent(p["success_rate"], p["success_ci95"]),
                      num(p["invalid"]), num(p["mean_length"]), num(p["episodes_per_s"]),
                      num(p["env_steps_per_s"], 0)])
-    return table(rows, header) + "\n" + verdict_line(summary.get("comparison"))
+    text = table(rows, header)
+    bounded = [p for _, p in path_rows(summary["paths"]) if p.get("return_bounds")]
+    if bounded:
+        lo, hi = bounded[0]["return_bounds"]
+        text += f"\nreturn bounds [{num(lo, 2)}, {num(hi, 2)}] ({bounded[0].get('bounds_source') or 'given'})"
+    methods = sorted({p.get("cs_method") for _, p in path_rows(summary["paths"]) if p.get("cs_method")})
+    if methods:
+        text += "\nanytime 95%: " + "; ".join(methods)
+    return text + "\n" + verdict_line(summary.get("comparison"))

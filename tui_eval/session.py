@@ -80,7 +80,18 @@ def plan_run(spec: RunSpec) -> Plan:
     facts = {"checkpoint": str(kind.checkpoint), "kind": kind.name, **kind.describe(),
              "torch threads": cpu_threads(len(paths), spec.device)[1]}
     kind.prepare_process(paths)
-    return Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts)
+    plan = Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts)
+    bounds = return_bounds(plan)
+    facts["return bounds"] = (f"{bounds[0]:g} .. {bounds[1]:g} ({bounds[2]})" if bounds is not None
+                              else "unknown (asymptotic intervals from 30 episodes; --return-bounds LO:HI)")
+    return plan
+
+
+def return_bounds(plan: Plan) -> tuple[float, float, str] | None:
+    """`--return-bounds`, else what the kind knows of its env, with where they came from."""
+    if plan.spec.return_bounds is not None:
+        return (*plan.spec.return_bounds, "--return-bounds")
+    return plan.kind.default_return_bounds()
 
 
 def cpu_threads(paths: int, device: str) -> tuple[int | None, str]:
@@ -133,7 +144,9 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], None] | None = No
             path.close()
         raise BadInput(f"could not load path {name!r}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}") from exc
     log.set_meta(descriptions={p.name: p.description for p in built}, status="running")
-    bounds = spec.return_bounds or plan.kind.default_return_bounds()
+    bounds = return_bounds(plan)
+    if bounds is not None:
+        log.set_meta(return_bounds=list(bounds))
     return Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
                   equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
                   rebuild=plan.kind.build_path)

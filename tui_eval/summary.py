@@ -21,35 +21,59 @@ def _clean(value: Any) -> Any:
 
 
 def replay(meta: dict[str, Any], records: list[EpisodeRecord]) -> RunStats:
-    """Statistics of a run rebuilt from its log (for `attach`, exports and finished runs)."""
+    """Statistics of a run rebuilt from its log (for `attach`, exports and finished runs).
+
+    Records carry their explore setting, so the rebuilt statistics are kept apart per (path, explore)
+    as the live ones are; the run's return bounds are the log's (``meta["return_bounds"]``, with where
+    they came from, when the run stored them) or the ones given on the command line."""
     paths = meta.get("paths") or sorted({r.path for r in records})
     explore = meta.get("explore") or {}
     spec = meta.get("spec") or {}
+    bounds = meta.get("return_bounds") or spec.get("return_bounds")
     stats = RunStats(paths, deterministic=all(not explore.get(p, True) for p in paths),
-                     return_bounds=spec.get("return_bounds"), margin=spec.get("equivalence_margin"))
+                     return_bounds=bounds, margin=spec.get("equivalence_margin"))
     for rec in records:
         if rec.path in stats.paths:
             stats.add(rec)
     return stats
 
 
+def _path_entry(s: dict[str, Any], explore: Any, eps_s: Any, steps_s: Any) -> dict[str, Any]:
+    """One path's (or one explore setting's) entry of the summary's ``paths``."""
+    return {
+        "episodes": s["episodes"], "explore": explore, "mean": s["mean"], "std": s["std"],
+        "ci95": s["ci95"], "cs95": s["cs95"], "cs_method": s["cs_method"], "iqm": s["iqm"],
+        "iqm_ci95": s["iqm_ci95"], "success_rate": s["success_rate"], "success_ci95": s["success_ci95"],
+        "success_cs95": s["success_cs95"], "invalid": s["invalid"], "invalid_ci95": s["invalid_ci95"],
+        "mean_length": s["mean_length"], "episodes_per_s": eps_s, "env_steps_per_s": steps_s,
+        "return_bounds": s.get("return_bounds"), "bounds_source": s.get("bounds_source"),
+    }
+
+
 def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRecord],
                   throughput: dict[str, tuple[float, float]] | None = None) -> dict[str, Any]:
+    """The summary document. A path that ran with one explore setting has the entry of CLI.md; one
+    whose setting changed mid-run has ``"explore": null``, no pooled statistics, and an entry per
+    setting under ``by_explore`` (``"on"`` / ``"off"``). ``comparison`` is the newest block's pairing of
+    settings; every pairing is under ``comparisons_by_explore`` when there was more than one."""
     explore = meta.get("explore") or {}
     paths: dict[str, Any] = {}
     for name, path_stats in stats.paths.items():
         s = path_stats.summary()
         eps_s, steps_s = (throughput or {}).get(name, (None, None))
-        paths[name] = {
-            "episodes": s["episodes"], "explore": explore.get(name), "mean": s["mean"], "std": s["std"],
-            "ci95": s["ci95"], "cs95": s["cs95"], "cs_method": s["cs_method"], "iqm": s["iqm"],
-            "iqm_ci95": s["iqm_ci95"], "success_rate": s["success_rate"], "success_ci95": s["success_ci95"],
-            "success_cs95": s["success_cs95"], "invalid": s["invalid"], "invalid_ci95": s["invalid_ci95"],
-            "mean_length": s["mean_length"], "episodes_per_s": eps_s, "env_steps_per_s": steps_s,
-        }
-    comparison = stats.comparison.summary() if stats.comparison is not None else None
-    return _clean({
+        mixed = "by_explore" in s
+        setting = None if mixed else (s.get("explore") if s.get("explore") is not None else explore.get(name))
+        paths[name] = _path_entry(s, setting, eps_s, steps_s)
+        if mixed:
+            paths[name]["by_explore"] = {
+                label: _path_entry(part, part["explore"], None, None) for label, part in s["by_explore"].items()
+            }
+    comparison = stats.comparison_summary()
+    document = {
         "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"), "env": meta.get("env"),
         "seeds": meta.get("seeds"), "versions": meta.get("versions"), "paths": paths,
         "comparison": comparison, "episodes": [r.to_json() for r in records],
-    })
+    }
+    if len(stats.comparisons) > 1:
+        document["comparisons_by_explore"] = stats.comparisons_by_explore()
+    return _clean(document)

@@ -51,6 +51,6 @@ class CheckpointKind(ABC):
     def prepare_process(self, paths: list[str]) -> None:
         """Process-wide set-up the named paths need, done before any UI takes over stdin/stdout."""
 
-    def default_return_bounds(self) -> tuple[float, float] | None:
-        """Known bounds on an episode's return, if the env declares them."""
+    def default_return_bounds(self) -> tuple[float, float, str] | None:
+        """Known bounds on an episode's return and where they come from, if the env allows knowing them."""
         return None

@@ -215,6 +215,16 @@ class RllibKind(CheckpointKind):
             facts["vectorize mode"] = "ASYNC in the config; evaluate steps its envs in SYNC mode (seeds in-process)"
         return facts
 
+    def default_return_bounds(self) -> tuple[float, float, str] | None:
+        """Bounds known for both paths' envs (a well-known Gymnasium env with only its time limit
+        changed); None when either env may reward otherwise (a creator, other make() arguments)."""
+        found = [_known_bounds(recipe) for recipe in (self.env, self.eval_env)]
+        if any(b is None for b in found):
+            return None
+        lo, hi = min(b[0] for b in found), max(b[1] for b in found)
+        sources = list(dict.fromkeys(b[2] for b in found))
+        return lo, hi, "; ".join(sources)
+
     def default_seeds(self, episodes: int | None) -> tuple[SeedBlock, str]:
         seed = self.config_state.get("seed")
         stop = None if episodes is None else HELD_OUT_START + episodes
@@ -257,13 +267,22 @@ def _env_line(recipe: EnvRecipe) -> str:
         f" ({recipe.source})"
 
 
+def _known_bounds(recipe: EnvRecipe) -> tuple[float, float, str] | None:
+    from tui_eval.stats import known_return_bounds
+
+    if recipe.creator is not None or set(recipe.env_config) - {"max_episode_steps", "render_mode"}:
+        return None  # e.g. CartPole's sutton_barto_reward=True pays 0 / -1 instead of +1 per step
+    return known_return_bounds(recipe.env.rpartition(":")[2], recipe.env_config.get("max_episode_steps"))
+
+
 def _spaces_compatible(trained, given) -> bool:
     """Same kind of space and shape, and for Box the same kind of number (float vs integer)."""
     import numpy as np
 
     if type(trained) is not type(given):
         return False
-    if getattr(trained, "shape", None) != getattr(given, "shape", None):
+    if getattr(trained, "shape", None) != getattr(given, "shape", None) or \
+            getattr(trained, "n", None) != getattr(given, "n", None):
         return False
     if hasattr(trained, "dtype") and hasattr(given, "dtype") and trained.dtype is not None and given.dtype is not None:
         return np.dtype(trained.dtype).kind == np.dtype(given.dtype).kind

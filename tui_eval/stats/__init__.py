@@ -3,14 +3,24 @@
 Per path (`PathStats`): running mean/std (Welford), a fixed-n t interval for the final report, an
 anytime-valid confidence sequence for the live view, IQM with a bootstrap interval, success and
 invalid rates with Wilson and beta-mixture intervals. Between two paths (`Comparison`): paired-by-seed
-differences with an anytime-valid interval and a differ / equivalent / undecided verdict.
+differences with an anytime-valid interval and a differ / equivalent / undecided verdict. For a run
+(`RunStats`): both, kept apart per (path, explore setting). Return bounds of well-known envs:
+`bounds.known_return_bounds`; guards against degenerate data: `guards`.
 
 Modelled on google-research/rliable: every metric is a short, named, documented pure function with its
 reference (`intervals`, `sequences`, `running`); `PathStats` and `Comparison` only keep running sums
 and call them. numpy/scipy only.
 """
 
+from .bounds import known_return_bounds, return_bounds_from
 from .compare import Comparison, difference_interval, verdict
+from .guards import (
+    anytime_share_upper,
+    guarded_asymptotic_cs,
+    guarded_asymptotic_cs_from_moments,
+    guarded_variance,
+    returns_identical,
+)
 from .intervals import (
     clopper_pearson_interval,
     iqm,
@@ -22,6 +32,7 @@ from .intervals import (
     wilson_interval,
 )
 from .path import PathStats
+from .run import RunStats
 from .running import RunningMoments, welford
 from .sequences import (
     PrPlEB,
@@ -41,6 +52,14 @@ from .sequences import (
 __all__ = [
     "PathStats",
     "Comparison",
+    "RunStats",
+    "known_return_bounds",
+    "return_bounds_from",
+    "returns_identical",
+    "guarded_variance",
+    "guarded_asymptotic_cs",
+    "guarded_asymptotic_cs_from_moments",
+    "anytime_share_upper",
     "difference_interval",
     "verdict",
     "RunningMoments",

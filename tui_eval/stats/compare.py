@@ -2,23 +2,28 @@
 
 Paired by seed: when both paths finished the same seed of the same block, the per-seed difference
 d = ret_a - ret_b removes the seed's own difficulty from the comparison (a paired design; the
-variance of d is usually far below var_a + var_b). Differences feed a running (Welford) accumulator
-and an anytime-valid confidence sequence for E[d]; until enough pairs exist the comparison falls back
-to an unpaired (Welch-style) difference of the two per-path confidence sequences.
+variance of d is usually far below var_a + var_b). Differences feed a `PathStats` of their own: with
+return bounds [lo, hi], d lies in [-(hi - lo), hi - lo] and gets the bounded PrPl-EB sequence, valid
+from the first pair; without, the variance-guarded asymptotic CS (never zero-width). Until enough
+pairs exist the comparison falls back to an unpaired (Welch-style) difference of per-path sequences.
 
-Verdict, with alpha split by Bonferroni across the metrics that feed it (mean return difference and,
-when both paths report success, success-rate difference):
+Verdict, with alpha split by Bonferroni in two halves fixed at the start (mean return difference and
+success-rate difference, whether or not a success signal ever appears):
 - ``differ``: some metric's anytime interval excludes 0;
 - ``equivalent``: every metric's interval lies inside its margin ±delta (an equivalence test against
-  ±delta in the spirit of TOST, Schuirmann 1987, *not* "the interval contains 0");
+  ±delta in the spirit of TOST, Schuirmann 1987, *not* "the interval contains 0"); the margin is
+  fixed before it is used: given, 5% of the return bounds, or 5% of the return range over a stated
+  burn-in, frozen then;
 - ``undecided``: otherwise.
-With ``deterministic=True`` (explore off on both paths) equal seeds must give equal episodes, so one
-differing paired seed is conclusive (``exact``) and no statistics are needed.
+With ``deterministic=True`` (explore off on both paths) equal seeds must give equal episodes: one
+differing paired seed (return, success or validity) is a conclusive ``differ`` (``exact``); all seeds
+identical is ``equivalent`` only once an anytime upper bound on the share of seeds that could still
+differ is at most `could_differ_max` (Robbins' beta mixture, `guards.anytime_share_upper`).
 
 References: Waudby-Smith et al. (2021), arXiv:2103.06476 (asymptotic CS, also for paired
-differences); Robbins (1970) beta mixture (rates); B. L. Welch (1947) (unpaired difference);
-D. J. Schuirmann (1987), *A comparison of the two one-sided tests procedure and the power approach
-for assessing the equivalence of average bioavailability*, J. Pharmacokinet. Biopharm. 15(6).
+differences); Waudby-Smith & Ramdas (2023), arXiv:2010.09686 (PrPl-EB); Robbins (1970) beta mixture
+(rates); Howard et al. (2021) (normal mixture, bounded); B. L. Welch (1947) (unpaired difference);
+D. J. Schuirmann (1987), J. Pharmacokinet. Biopharm. 15(6) (two one-sided tests).
 """
 
 from __future__ import annotations
@@ -28,12 +33,14 @@ from typing import Any
 
 from tui_eval.spec import EpisodeRecord
 
+from .guards import anytime_share_upper, guarded_asymptotic_cs_from_moments, returns_identical
 from .intervals import t_interval_from_moments, welch_interval_from_moments
-from .path import ASYMPTOTIC_CS, BETA_MIXTURE_CS, _pair
-from .running import RunningMoments
-from .sequences import asymptotic_cs_from_moments, beta_mixture_cs_scalar
+from .path import BETA_MIXTURE_CS, PathStats, _pair
+from .sequences import beta_mixture_cs_scalar, normal_mixture_cs_from_mean
 
 __all__ = ["Comparison", "difference_interval", "verdict"]
+
+MARGIN_SHARE = 0.05  # default margin: this share of the return bounds' width (or burn-in range)
 
 
 def difference_interval(iv_a, iv_b) -> tuple[float, float] | None:
@@ -47,15 +54,15 @@ def difference_interval(iv_a, iv_b) -> tuple[float, float] | None:
     return (iv_a[0] - iv_b[1], iv_a[1] - iv_b[0])
 
 
-def verdict(intervals: list[tuple[float, float] | None], margins: list[float]) -> str:
-    """``differ`` if any interval excludes 0; ``equivalent`` if all lie strictly inside their ±margin;
-    else ``undecided`` (also when an interval is missing). Each interval should already be at its
-    Bonferroni share of alpha."""
+def verdict(intervals: list[tuple[float, float] | None], margins: list[float | None]) -> str:
+    """``differ`` if any interval excludes 0; ``equivalent`` if all lie strictly inside their ±margin
+    (a None margin never allows it); else ``undecided`` (also when an interval is missing). Each
+    interval should already be at its Bonferroni share of alpha."""
     present = [iv for iv in intervals if iv is not None]
     if any(lo > 0.0 or hi < 0.0 for lo, hi in present):
         return "differ"
     if present and len(present) == len(intervals) and all(
-        -m < lo and hi < m for (lo, hi), m in zip(present, margins)
+        m is not None and -m < lo and hi < m for (lo, hi), m in zip(present, margins)
     ):
         return "equivalent"
     return "undecided"
@@ -74,15 +81,26 @@ def _fmt_iv(iv) -> str:
     return "none yet" if iv is None else f"[{iv[0]:.4g}, {iv[1]:.4g}]"
 
 
+def _same(ra, va, sa, rb, vb, sb) -> bool:
+    """One seed's two results agree: same validity, identical returns (float32), same success."""
+    if va != vb:
+        return False
+    if va and not returns_identical(ra, rb):
+        return False
+    return sa is None or sb is None or sa == sb
+
+
 class _Side:
     """Per-path counts and Welford moments of valid returns (inlined in `Comparison.add` for speed)."""
 
-    __slots__ = ("n", "mean", "m2", "episodes", "successes", "has_success")
+    __slots__ = ("n", "mean", "m2", "lo", "hi", "episodes", "successes", "has_success")
 
     def __init__(self) -> None:
         self.n = 0
         self.mean = 0.0
         self.m2 = 0.0
+        self.lo = math.inf
+        self.hi = -math.inf
         self.episodes = 0
         self.successes = 0
         self.has_success = False
@@ -97,15 +115,17 @@ class Comparison:
 
     Parameters
     ----------
-    margin: equivalence margin delta in return units; default 5% of the observed return scale
-        (0.05 * (max - min) of valid returns over both paths so far, at least 1e-9). A data-dependent
-        margin is a convenience, not a pre-registered one: pass `margin` for a strict equivalence claim.
+    margin: equivalence margin delta in return units. Default: 5% of the width of `return_bounds`
+        when given, else 5% of the range of valid returns of both paths at the moment each path has
+        `margin_burn_in` valid returns, frozen then (never recomputed); a zero range gives no margin
+        (no "equivalent" without `margin`). `summary()["margin_source"]` says which.
     deterministic: both paths ran with explore off, so equal seeds must give equal episodes.
-    alpha: family-wise error of the verdict, split by Bonferroni across its metrics.
+    alpha: family-wise error of the verdict, split by Bonferroni in two fixed halves.
+    return_bounds: (lo, hi[, source]) of every return: the paired difference gets a bounded CS.
     success_margin: equivalence margin for the success-rate difference (absolute, default 0.05).
-    min_identical_pairs: deterministic mode: identical paired seeds needed for an exact "equivalent".
-    target_n, burn_in: as in `PathStats` (the asymptotic CS is tuned for `target_n` and reported from
-        `burn_in` observations on).
+    could_differ_max: deterministic mode: "equivalent" once the anytime upper bound on the share of
+        seeds that could differ is at most this (0.05: 116 identical seeds at alpha 0.05).
+    target_n, burn_in: as in `PathStats`.
     """
 
     def __init__(
@@ -116,8 +136,10 @@ class Comparison:
         deterministic: bool = False,
         alpha: float = 0.05,
         *,
+        return_bounds=None,
         success_margin: float = 0.05,
-        min_identical_pairs: int = 1,
+        could_differ_max: float = 0.05,
+        margin_burn_in: int = 30,
         target_n: int = 100,
         burn_in: int = 30,
     ) -> None:
@@ -128,27 +150,46 @@ class Comparison:
         if margin is not None and not margin > 0.0:
             raise ValueError(f"margin must be > 0, got {margin}")
         self.a, self.b = a, b
-        self.margin = None if margin is None else float(margin)
         self.deterministic = bool(deterministic)
         self.alpha = float(alpha)
+        self.alpha_each = self.alpha / 2.0  # fixed at the start: returns and success, always two
         self.success_margin = float(success_margin)
-        self.min_identical_pairs = max(1, int(min_identical_pairs))
+        self.could_differ_max = float(could_differ_max)
+        self.margin_burn_in = max(1, int(margin_burn_in))
         self.target_n = int(target_n)
         self.burn_in = max(2, int(burn_in))
+        self.return_bounds = None if return_bounds is None else (float(return_bounds[0]), float(return_bounds[1]))
+        self.margin, self.margin_source = self._fixed_margin(margin, return_bounds)
+        self._margin_open = self.margin is None  # to be frozen once, after the burn-in
+        span = None if self.return_bounds is None else self.return_bounds[1] - self.return_bounds[0]
+        d_bounds = None if span is None else (-span, span, "difference of returns in the bounds")
+        self._diff = PathStats(d_bounds, self.alpha_each, target_n=self.target_n, burn_in=self.burn_in)
         self._sides = (_Side(), _Side())
-        # unmatched records per side: (block, seed) -> (ret, valid, success)
+        # unmatched records per side: seed (block 0) or (block, seed) -> (ret, valid, success)
         self._pending: tuple[dict, dict] = ({}, {})
         # path -> (index, its side, its unmatched, the other's unmatched): one lookup per add
         self._route = {
             a: (0, self._sides[0], self._pending[0], self._pending[1]),
             b: (1, self._sides[1], self._pending[1], self._pending[0]),
         }
-        self._diff = RunningMoments()  # d = ret_a - ret_b over pairs with both valid (min/max unused)
+        # paired seeds, to recognise duplicates: their results when deterministic (a repeated seed must
+        # repeat its result), else only the keys (a set: about 60 bytes a pair at a million pairs)
+        self._done: dict | set = {} if self.deterministic else set()
         self.matched = 0  # pairs formed, valid or not
         self.identical_pairs = 0
-        self._first_diff: tuple | None = None  # (block, seed, ret_a, ret_b, succ_a, succ_b)
+        self.differing = 0  # paired seeds (or duplicate records) whose results differ
+        self.duplicates = 0  # second records for a (block, seed) on one side: kept apart, counted
+        self._first_diff: tuple | None = None  # (block, seed, result a, result b)
         self._lo = math.inf
         self._hi = -math.inf
+
+    def _fixed_margin(self, margin, bounds) -> tuple[float | None, str]:
+        if margin is not None:
+            return float(margin), "given"
+        if bounds is not None:
+            lo, hi = float(bounds[0]), float(bounds[1])
+            return MARGIN_SHARE * (hi - lo), f"5% of the return bounds [{lo:g}, {hi:g}]"
+        return None, f"5% of the return range once both paths have {self.margin_burn_in} valid returns"
 
     # ------------------------------------------------------------------ hot path
     def add(self, record: EpisodeRecord) -> None:
@@ -173,40 +214,80 @@ class Comparison:
             mean = side.mean + delta / n
             side.mean = mean
             side.m2 += delta * (x - mean)
+            if x < side.lo:
+                side.lo = x
+            if x > side.hi:
+                side.hi = x
             if x < self._lo:
                 self._lo = x
             if x > self._hi:
                 self._hi = x
-        key = (record.block, record.seed)
+            if self._margin_open and side.n == self.margin_burn_in:
+                self._freeze_margin()
+        key = record.seed if record.block == 0 else (record.block, record.seed)  # a plain int: less memory
+        result = (x, valid, s)
+        if key in mine or key in self._done:
+            self._duplicate(i, key, result)
+            return
         other = theirs.pop(key, None)
         if other is None:
-            mine[key] = (x, valid, s)
+            mine[key] = result
             return
-        self.matched += 1
-        ox, ovalid, os_ = other
-        if not (valid and ovalid):
-            return
-        d = x - ox if i == 0 else ox - x  # ret_a - ret_b
-        acc = self._diff
-        n = acc.n + 1
-        acc.n = n
-        delta = d - acc.mean
-        mean = acc.mean + delta / n
-        acc.mean = mean
-        acc.m2 += delta * (d - mean)
-        # identical: |d| <= 1e-6 (1 + max(|ret_a|, |ret_b|)) and no success disagreement
-        if d == 0.0:
-            same = True
+        if i == 0:
+            self._pair(key, result, other)
         else:
-            ad = d if d > 0.0 else -d
-            ax = x if x > 0.0 else -x
-            ao = ox if ox > 0.0 else -ox
-            same = ad <= 1e-6 * (1.0 + (ax if ax > ao else ao))
-        if same and (s is None or os_ is None or s == os_):
+            self._pair(key, other, result)
+
+    def _freeze_margin(self) -> None:
+        """Both paths reached the margin burn-in: fix the margin from the range seen, once."""
+        if self._sides[0].n < self.margin_burn_in or self._sides[1].n < self.margin_burn_in:
+            return
+        span = self._hi - self._lo
+        if span > 0.0:
+            self.margin = MARGIN_SHARE * span
+            self.margin_source = (f"5% of the return range [{self._lo:g}, {self._hi:g}] of both paths once "
+                                  f"each had {self.margin_burn_in} valid returns, frozen")
+        else:
+            self.margin = None
+            self.margin_source = (f"none: all returns were identical when both paths had {self.margin_burn_in} "
+                                  "valid returns (give --equivalence-margin or --return-bounds)")
+        self._margin_open = False  # frozen: never recomputed
+
+    def _pair(self, key, ra, rb) -> None:
+        """Both results of one seed: the paired difference, identical / differing counts."""
+        self.matched += 1
+        if isinstance(self._done, dict):
+            self._done[key] = (ra, rb)
+        else:
+            self._done.add(key)
+        xa, va, sa = ra
+        xb, vb, sb = rb
+        if va and vb:
+            self._diff.add_value(xa - xb)
+        if _same(xa, va, sa, xb, vb, sb):
             self.identical_pairs += 1
-        elif self._first_diff is None:
-            ra, rb, sa, sb = (x, ox, s, os_) if i == 0 else (ox, x, os_, s)
-            self._first_diff = (record.block, record.seed, ra, rb, sa, sb)
+        else:
+            self._mark_differing(key, ra, rb)
+
+    def _duplicate(self, i: int, key, result) -> None:
+        """A second record for a (block, seed) on one side: the first is kept; a different result is
+        a differing seed (a deterministic path must repeat itself)."""
+        self.duplicates += 1
+        if key in self._done:
+            if not isinstance(self._done, dict):
+                return  # statistical mode: the first pair stands, the duplicate is only counted
+            first = self._done[key][i]
+        else:
+            first = self._pending[i][key]
+        if not _same(*first, *result):
+            pair = (first, result) if i == 0 else (result, first)
+            self._mark_differing(key, *pair)
+
+    def _mark_differing(self, key, ra, rb) -> None:
+        self.differing += 1
+        if self._first_diff is None:
+            block, seed = (0, key) if isinstance(key, int) else key
+            self._first_diff = (block, seed, ra, rb)
 
     # ------------------------------------------------------------------ summary
     @property
@@ -214,123 +295,140 @@ class Comparison:
         """Paired seeds with both episodes valid (the differences in the paired statistics)."""
         return self._diff.n
 
-    def _margin(self) -> float | None:
-        if self.margin is not None:
-            return self.margin
-        if self._hi < self._lo:
-            return None
-        return max(0.05 * (self._hi - self._lo), 1e-9)
-
     def _seed_text(self, block: int, seed: int) -> str:
         return f"seed {seed}" if block == 0 else f"seed {seed} (block {block})"
 
-    def summary(self) -> dict[str, Any]:
-        """The comparison as a JSON-serialisable dict (see the module docstring for the verdict)."""
-        ma, mb = self._sides  # per-path counts and moments
+    def _side_cs(self, side: _Side, alpha: float):
+        if self.return_bounds is not None and self.return_bounds[0] <= side.lo and side.hi <= self.return_bounds[1]:
+            lo, hi = self.return_bounds
+            return normal_mixture_cs_from_mean(side.n, side.mean, lo, hi, alpha, self.target_n)
+        return guarded_asymptotic_cs_from_moments(side.n, side.mean, side.m2, side.lo, side.hi, alpha,
+                                                  self.target_n, self.burn_in)
+
+    def _return_difference(self) -> dict[str, Any]:
+        """The mean-return difference: paired when enough pairs, else unpaired (Welch-style)."""
+        ma, mb = self._sides
         diff = self._diff
         npair = diff.n
-        success_metric = ma.has_success and mb.has_success
-        n_metrics = 2 if success_metric else 1
-        a_each = self.alpha / n_metrics
-        delta = self._margin()
-
-        # --- mean return difference
-        method: str | None = None
-        diff_mean = ci = cs = None
-        both_sides = ma.n >= 2 and mb.n >= 2
+        a_each = self.alpha_each
+        out: dict[str, Any] = {"method": None, "diff_mean": None, "ci": None, "cs": None, "cs_method": None}
+        paired_cs, paired_method = diff.cs()
+        bounded = diff.return_bounds is not None and diff.return_bounds_ok
         sides_ready = ma.n >= self.burn_in and mb.n >= self.burn_in
-        if npair >= self.burn_in or (npair >= 2 and not sides_ready):
-            method = "paired"
-            diff_mean = diff.mean
-            ci = t_interval_from_moments(npair, diff.mean, diff.var, self.alpha)
-            if npair >= self.burn_in:
-                cs = asymptotic_cs_from_moments(npair, diff.mean, diff.var, a_each, self.target_n)
-        elif both_sides:
-            method = "welch"
-            diff_mean = ma.mean - mb.mean
-            ci = welch_interval_from_moments(ma.n, ma.mean, ma.var, mb.n, mb.mean, mb.var, self.alpha)
-            if sides_ready:
-                cs = difference_interval(
-                    asymptotic_cs_from_moments(ma.n, ma.mean, ma.var, a_each / 2.0, self.target_n),
-                    asymptotic_cs_from_moments(mb.n, mb.mean, mb.var, a_each / 2.0, self.target_n),
-                )
+        if npair >= self.burn_in or (bounded and npair >= 1) or (npair >= 2 and not sides_ready):
+            out.update(method="paired", diff_mean=diff.mean, cs=paired_cs, cs_method=paired_method,
+                       ci=t_interval_from_moments(npair, diff.mean, diff.var, self.alpha))
+        elif ma.n >= 2 and mb.n >= 2:
+            out.update(method="welch", diff_mean=ma.mean - mb.mean,
+                       ci=welch_interval_from_moments(ma.n, ma.mean, ma.var, mb.n, mb.mean, mb.var, self.alpha),
+                       cs=difference_interval(self._side_cs(ma, a_each / 2.0), self._side_cs(mb, a_each / 2.0)),
+                       cs_method="difference of per-path sequences at alpha/4 each")
         elif npair >= 1:
-            diff_mean = diff.mean
+            out["diff_mean"] = diff.mean
         elif ma.n and mb.n:
-            diff_mean = ma.mean - mb.mean
+            out["diff_mean"] = ma.mean - mb.mean
+        return out
 
-        # --- success-rate difference (unpaired: per-path beta-mixture CSs at a_each/2 each)
-        success_diff = success_cs = None
-        if success_metric and ma.episodes and mb.episodes:
-            success_diff = ma.successes / ma.episodes - mb.successes / mb.episodes
-            success_cs = difference_interval(
-                beta_mixture_cs_scalar(ma.successes, ma.episodes, a_each / 2.0),
-                beta_mixture_cs_scalar(mb.successes, mb.episodes, a_each / 2.0),
-            )
+    def _success_difference(self) -> tuple[float | None, tuple | None]:
+        """Success-rate difference (unpaired: per-path beta-mixture CSs at alpha_each/2 each)."""
+        ma, mb = self._sides
+        if not (ma.has_success and mb.has_success and ma.episodes and mb.episodes):
+            return None, None
+        half = self.alpha_each / 2.0
+        return ma.successes / ma.episodes - mb.successes / mb.episodes, difference_interval(
+            beta_mixture_cs_scalar(ma.successes, ma.episodes, half),
+            beta_mixture_cs_scalar(mb.successes, mb.episodes, half),
+        )
 
-        # --- verdict
-        exact = False
+    def could_differ_upper(self) -> float | None:
+        """Anytime 1-alpha upper bound on the share of seeds whose results differ (None before a pair)."""
+        n = self.identical_pairs + self.differing
+        return anytime_share_upper(self.differing, n, self.alpha) if n else None
+
+    def _exact_verdict(self) -> tuple[str, str]:
+        """Deterministic mode: one differing seed is conclusive; identical seeds need a small bound."""
         a, b = self.a, self.b
-        if self.deterministic and self._first_diff is not None:
-            block, seed, ra, rb, xa, xb = self._first_diff
-            exact, result = True, "differ"
-            if abs(ra - rb) > 1e-6 * (1.0 + max(abs(ra), abs(rb))):
+        if self._first_diff is not None:
+            block, seed, (ra, va, xa), (rb, vb, xb) = self._first_diff
+            if va != vb:
+                what = f"{a} {'valid' if va else 'invalid'} vs {b} {'valid' if vb else 'invalid'}"
+            elif va and not returns_identical(ra, rb):
                 what = f"{a} {_num(ra)} vs {b} {_num(rb)}"
             else:
                 what = f"{a} success={xa} vs {b} success={xb} (return {_num(ra)})"
-            reason = f"{self._seed_text(block, seed)}: {what} with both deterministic"
-        elif self.deterministic and self.identical_pairs >= self.min_identical_pairs:
-            exact, result = True, "equivalent"
-            reason = (
-                f"{self.identical_pairs} paired seed(s): {a} and {b} gave identical returns "
-                f"with both deterministic"
-            )
-        else:
-            intervals = [cs] + ([success_cs] if success_metric else [])
-            margins = [delta if delta is not None else 0.0] + ([self.success_margin] if success_metric else [])
-            result = verdict(intervals, margins)
-            level = f"{100 * (1 - a_each):.4g}%"
-            unit = f"{npair} paired seeds" if method == "paired" else f"unpaired, {ma.n} vs {mb.n} valid episodes"
-            if cs is not None:
-                parts = [f"{a} - {b} = {_fmt(diff_mean)}, anytime {level} {_fmt_iv(cs)} ({unit})"]
-            elif method is not None:
-                start = f"{self.burn_in} {'pairs' if method == 'paired' else 'valid episodes per path'}"
-                parts = [f"{a} - {b} = {_fmt(diff_mean)} ({unit}), anytime interval from {start}"]
-            else:
-                parts = [f"waiting for returns: {a} {ma.n} valid, {b} {mb.n} valid, {npair} paired"]
-            if success_cs is not None:
-                parts.append(f"success {a} - {b} = {_fmt(success_diff)}, anytime {level} {_fmt_iv(success_cs)}")
-            if result == "differ":
-                which = [name for name, iv in (("returns", cs), ("success", success_cs))
-                         if iv is not None and (iv[0] > 0.0 or iv[1] < 0.0)]
-                why = f"{' and '.join(which)} interval excludes 0"
-            elif result == "equivalent":
-                why = f"inside ±{_fmt(delta)}" + (f", success inside ±{self.success_margin:g}" if success_metric else "")
-            elif all(iv is not None for iv in intervals):
-                why = f"includes 0, not inside ±{_fmt(delta)}" + (
-                    f" / ±{self.success_margin:g}" if success_metric else "")
-            else:
-                why = "not enough data yet"
-            reason = "; ".join(parts) + f": {result}, {why}"
+            return "differ", f"{self._seed_text(block, seed)}: {what} with both deterministic"
+        n = self.identical_pairs
+        if n == 0:
+            return "undecided", f"waiting for paired seeds of {a} and {b} (both deterministic)"
+        upper = self.could_differ_upper()
+        result = "equivalent" if upper <= self.could_differ_max else "undecided"
+        return result, (f"identical on {n}/{n} seeds; <= {100 * upper:.1f}% could differ (anytime "
+                        f"{100 * (1 - self.alpha):.4g}%) with both deterministic"
+                        + ("" if result == "equivalent" else f"; equivalent at <= {100 * self.could_differ_max:g}%"))
 
+    def _statistical_reason(self, r: dict, success_diff, success_cs, result: str) -> str:
+        a, b = self.a, self.b
+        ma, mb = self._sides
+        cs, method, npair, delta = r["cs"], r["method"], self._diff.n, self.margin
+        level = f"{100 * (1 - self.alpha_each):.4g}%"
+        unit = f"{npair} paired seeds" if method == "paired" else f"unpaired, {ma.n} vs {mb.n} valid episodes"
+        if cs is not None:
+            parts = [f"{a} - {b} = {_fmt(r['diff_mean'])}, anytime {level} {_fmt_iv(cs)} ({unit})"]
+        elif method is not None:
+            parts = [f"{a} - {b} = {_fmt(r['diff_mean'])} ({unit}), no anytime interval yet: {r['cs_method']}"]
+        else:
+            parts = [f"waiting for returns: {a} {ma.n} valid, {b} {mb.n} valid, {npair} paired"]
+        if success_cs is not None:
+            parts.append(f"success {a} - {b} = {_fmt(success_diff)}, anytime {level} {_fmt_iv(success_cs)}")
+        margin_text = "no margin yet" if delta is None else f"±{_fmt(delta)}"
+        if result == "differ":
+            which = [name for name, iv in (("returns", cs), ("success", success_cs))
+                     if iv is not None and (iv[0] > 0.0 or iv[1] < 0.0)]
+            why = f"{' and '.join(which)} interval excludes 0"
+        elif result == "equivalent":
+            why = f"inside {margin_text}" + (f", success inside ±{self.success_margin:g}" if success_cs else "")
+        elif cs is not None:
+            why = f"includes 0, not inside {margin_text}"
+        else:
+            why = "not enough data yet"
+        return "; ".join(parts) + f": {result}, {why}"
+
+    def summary(self) -> dict[str, Any]:
+        """The comparison as a JSON-serialisable dict (see the module docstring for the verdict)."""
+        r = self._return_difference()
+        success_diff, success_cs = self._success_difference()
+        success_metric = success_cs is not None
+        if self.deterministic:
+            result, reason = self._exact_verdict()
+        else:
+            intervals = [r["cs"]] + ([success_cs] if success_metric else [])
+            margins = [self.margin] + ([self.success_margin] if success_metric else [])
+            result = verdict(intervals, margins)
+            reason = self._statistical_reason(r, success_diff, success_cs, result)
+        cs_method = r["cs_method"] or self._diff.cs()[1]
         return {
-            "a": a,
-            "b": b,
-            "paired": npair,
-            "diff_mean": diff_mean,
-            "diff_cs95": _pair(cs),
-            "diff_ci95": _pair(ci),
-            "method": method,
-            "margin": delta,
+            "a": self.a,
+            "b": self.b,
+            "paired": self._diff.n,
+            "diff_mean": r["diff_mean"],
+            "diff_cs95": _pair(r["cs"]),
+            "diff_ci95": _pair(r["ci"]),
+            "method": r["method"],
+            "margin": self.margin,
+            "margin_source": self.margin_source,
             "verdict": result,
-            "exact": exact,
+            "exact": self.deterministic,
             "identical_pairs": self.identical_pairs,
+            "differing": self.differing,
+            "could_differ_upper": self.could_differ_upper(),
+            "could_differ_max": self.could_differ_max if self.deterministic else None,
+            "duplicates": self.duplicates,
             "reason": reason,
             "success_diff": success_diff,
             "success_diff_cs95": _pair(success_cs),
             "success_margin": self.success_margin if success_metric else None,
-            "alpha_each": a_each,
-            "cs_method": ASYMPTOTIC_CS + (f"; success: {BETA_MIXTURE_CS}" if success_metric else ""),
+            "alpha_each": self.alpha_each,
+            "cs_method": cs_method + (f"; success: {BETA_MIXTURE_CS}" if success_metric else ""),
             "matched": self.matched,
             "unmatched_a": len(self._pending[0]),
             "unmatched_b": len(self._pending[1]),

@@ -14,17 +14,13 @@ import numpy as np
 
 from tui_eval.spec import EpisodeRecord
 
+from .guards import guarded_asymptotic_cs_from_moments
 from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
-from .sequences import (
-    PrPlEB,
-    asymptotic_cs_from_moments,
-    beta_mixture_cs_scalar,
-    normal_mixture_cs_from_mean,
-)
+from .sequences import PrPlEB, beta_mixture_cs_scalar, normal_mixture_cs_from_mean
 
 __all__ = ["PathStats", "ASYMPTOTIC_CS", "PRPL_EB_CS", "NORMAL_MIXTURE_CS", "BETA_MIXTURE_CS"]
 
-ASYMPTOTIC_CS = "asymptotic-cs (Waudby-Smith et al. 2021)"
+ASYMPTOTIC_CS = "asymptotic-cs, variance guarded (Waudby-Smith et al. 2021)"
 PRPL_EB_CS = "PrPl-EB, bounded [{lo:g}, {hi:g}] (Waudby-Smith & Ramdas 2023)"
 NORMAL_MIXTURE_CS = "normal-mixture, bounded [{lo:g}, {hi:g}] (Howard et al. 2021)"
 BETA_MIXTURE_CS = "beta-mixture Beta(1/2,1/2) (Robbins 1970)"
@@ -56,13 +52,16 @@ class PathStats:
 
     Parameters
     ----------
-    return_bounds: known (lo, hi) for every episode's return. Enables a non-asymptotic bounded-data CS
-        (PrPl-EB by default). If a valid return falls outside, the bounds were wrong: the path falls
-        back to the asymptotic CS and `cs_method` says so.
+    return_bounds: known (lo, hi) or (lo, hi, where they came from) for every episode's return. Enables
+        a non-asymptotic bounded-data CS (PrPl-EB by default), valid from the first episode. If a valid
+        return falls outside, the bounds were wrong: the path falls back to the asymptotic CS and
+        `cs_method` says so.
     alpha: 1 - confidence level of every interval (0.05: the "95" in the key names).
     target_n: the episode count at which the asymptotic / normal-mixture CS is tuned to be tightest.
-    burn_in: the asymptotic CS (unbounded returns) is reported from this many valid episodes on;
-        its coverage is asymptotic and too optimistic for the first few looks (see the tests).
+    burn_in: the asymptotic CS (unbounded returns) is reported from this many valid episodes on, and
+        only once two distinct returns were seen; its variance is guarded (`guards.guarded_variance`)
+        so that identical returns never give a zero-width interval. Its coverage is asymptotic (the
+        README gives the measured table).
     bounded_cs: "prpl-eb" (Waudby-Smith & Ramdas 2023) or "normal-mixture" (Howard et al. 2021).
     """
 
@@ -84,6 +83,7 @@ class PathStats:
         self.burn_in = max(2, int(burn_in))
         self.bounded_cs = bounded_cs
         self.return_bounds: tuple[float, float] | None = None
+        self.bounds_source: str | None = None
         self._eb: PrPlEB | None = None
         self._bounds_ok = False
         self._blo = -math.inf
@@ -93,6 +93,7 @@ class PathStats:
             if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
                 raise ValueError(f"return_bounds needs finite lo < hi, got {return_bounds!r}")
             self.return_bounds = (lo, hi)
+            self.bounds_source = str(return_bounds[2]) if len(return_bounds) > 2 else "given"
             self._bounds_ok = True
             tol = 1e-9 * (hi - lo)
             self._blo, self._bhi = lo - tol, hi + tol
@@ -133,7 +134,10 @@ class PathStats:
         if record.invalid or x - x != 0.0:  # x - x != 0 for inf and nan
             self.invalid += 1
             return
-        x = float(x)
+        self.add_value(float(x), record.length)
+
+    def add_value(self, x: float, length: int = 0) -> None:
+        """Account one valid, finite return (`add` without the episode bookkeeping)."""
         n = self.n + 1
         self.n = n
         delta = x - self._mean
@@ -144,7 +148,7 @@ class PathStats:
             self._min = x
         if x > self._max:
             self._max = x
-        self._len_sum += record.length
+        self._len_sum += length
         if n > self._cap:
             grown = np.empty(2 * self._cap, dtype=np.float64)
             grown[: n - 1] = self._buf
@@ -156,6 +160,11 @@ class PathStats:
                 self._bounds_ok = False  # the bounds were wrong: stop claiming a bounded-data CS
             elif self._eb is not None and n - self._eb.t >= _EB_BATCH:
                 self._eb_catch_up()
+
+    @property
+    def return_bounds_ok(self) -> bool:
+        """No valid return fell outside the given bounds (False when none were given)."""
+        return self._bounds_ok
 
     def _eb_catch_up(self) -> None:
         eb = self._eb
@@ -198,9 +207,16 @@ class PathStats:
         method = ASYMPTOTIC_CS
         if self.return_bounds is not None:
             method += f"; a return fell outside the given bounds {list(self.return_bounds)}"
-        if n < self.burn_in:
-            return None, method
-        return asymptotic_cs_from_moments(n, self._mean, self.var, a, self.target_n), method
+        if n >= self.burn_in and not self._max > self._min:
+            method += f"; no interval: all {n} valid returns identical (give --return-bounds)"
+        elif n < self.burn_in:
+            method += f"; from {self.burn_in} valid returns"
+        return (
+            guarded_asymptotic_cs_from_moments(
+                n, self._mean, self._m2, self._min, self._max, a, self.target_n, self.burn_in
+            ),
+            method,
+        )
 
     def _iqm_summary(self) -> tuple[float | None, list[float] | None]:
         n = self.n
@@ -248,6 +264,8 @@ class PathStats:
             "ci95": _pair(t_interval_from_moments(n, self._mean, var, self.alpha)),
             "cs95": _pair(cs),
             "cs_method": cs_method,
+            "return_bounds": list(self.return_bounds) if self.return_bounds is not None else None,
+            "bounds_source": self.bounds_source,
             "iqm": iqm,
             "iqm_ci95": iqm_ci,
             "success_rate": success_rate,

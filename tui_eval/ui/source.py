@@ -201,7 +201,7 @@ class LogSource:
         stats = self.block_stats if current_block_only else self.stats
         with self._stats_lock:
             paths = {name: s.summary() for name, s in stats.paths.items()}
-            return paths, stats.comparison.summary() if stats.comparison is not None else None
+            return paths, stats.comparison_summary()
 
     def idle_seconds(self) -> float:
         """Seconds since the newest record was written (or since the run started, before any)."""

@@ -40,13 +40,16 @@ class TableData:
     comparison: dict[str, Any] | None = None
 
 
-def path_cells(name: str, s: dict[str, Any], data: TableData) -> dict[str, Text | str]:
+def path_cells(name: str, s: dict[str, Any], data: TableData, label: str | None = None,
+               explore: str | None = None) -> dict[str, Text | str]:
+    """One row. The explore cell is the setting the row's episodes ran with (the summary's), and the
+    path's current setting only before it has any episode; a pending change shows as "off→on"."""
     invalid = s.get("invalid") or 0
-    eps = data.throughput.get(name, (None, None))[0]
-    episodes = f"{s.get('episodes', 0):,}" + (f"/{data.target:,}" if data.target else "")
+    eps = data.throughput.get(name, (None, None))[0] if label is None else None
+    episodes = f"{s.get('episodes', 0):,}" + (f"/{data.target:,}" if data.target and label is None else "")
     return {
-        "path": Text(name, style=path_style(data.paths, name)),
-        "explore": on_off(data.explore.get(name)),
+        "path": Text(label or name, style=path_style(data.paths, name)),
+        "explore": explore if explore is not None else explore_cell(s, data.explore.get(name)),
         "episodes": episodes,
         "mean": f"{num(s.get('mean'), 1)}  {interval(s.get('cs95'), 1)}",
         "iqm": num(s.get("iqm"), 1),
@@ -55,6 +58,23 @@ def path_cells(name: str, s: dict[str, Any], data: TableData) -> dict[str, Text 
         "length": num(s.get("mean_length"), 1),
         "eps": num(eps, 1) if eps is not None else "—",
     }
+
+
+def explore_cell(s: dict[str, Any], current: bool | None) -> str:
+    ran = s.get("explore") if s.get("episodes") else None
+    if ran is None:
+        return on_off(current)
+    if current is not None and current != ran:
+        return f"{on_off(ran)}→{on_off(current)}"
+    return on_off(ran)
+
+
+def path_rows(name: str, s: dict[str, Any], data: TableData) -> list[dict[str, Text | str]]:
+    """A path's rows: one, or one per explore setting when the setting changed mid-run (no pooled row)."""
+    parts = s.get("by_explore")
+    if not parts:
+        return [path_cells(name, s, data)]
+    return [path_cells(name, part, data, label=f"{name}·{label}", explore=label) for label, part in parts.items()]
 
 
 def diff_cells(c: dict[str, Any], label: str | None = None) -> dict[str, Text | str]:
@@ -91,7 +111,9 @@ class ComparisonTable(Widget):
         self.refresh()
 
     def get_content_height(self, container, viewport, width: int) -> int:
-        return 1 + len(self.data.paths) + (1 if len(self.data.paths) >= 2 else 0)
+        d = self.data
+        rows = sum(max(1, len(d.summaries.get(n, {}).get("by_explore") or ())) for n in d.paths)
+        return 1 + rows + (1 if len(d.paths) >= 2 else 0)
 
     def render(self) -> Text:
         """Aligned columns drawn as plain Text lines (a Rich Table costs several times more per frame)."""
@@ -107,7 +129,7 @@ class ComparisonTable(Widget):
             return {k: Text(v) if isinstance(v, str) else v for k, v in cells.items()}
 
         for name in d.paths:
-            rows.append((texts(path_cells(name, d.summaries.get(name, {}), d)), ""))
+            rows += [(texts(cells), "") for cells in path_rows(name, d.summaries.get(name, {}), d)]
         if d.comparison is not None:
             c = d.comparison
             label = f"Δ {c['a']}−{c['b']}"

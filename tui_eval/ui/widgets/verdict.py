@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.format import interval, num
+from tui_eval.format import could_differ, interval, num, verdict_kind
 
 from .palette import VERDICT_STYLES
 
@@ -21,14 +21,19 @@ def verdict_text(c: dict[str, Any] | None, single_path: str | None = None) -> Te
     verdict = c.get("verdict", "undecided")
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f" {verdict.upper()} ", style=VERDICT_STYLES.get(verdict, "bold reverse"))
-    text.append(" exact " if c.get("exact") else " statistical ", style="bold")
-    text.append(f" {c['a']} − {c['b']} = ")
-    text.append(num(c.get("diff_mean"), 2), style="bold")
-    text.append(f"  anytime 95% {interval(c.get('diff_cs95'), 2)}")
-    margin = c.get("margin")
-    if margin is not None:
-        text.append(f"  margin ±{num(margin, 2)}", style="dim")
-    text.append(f"  {c.get('paired', 0):,} paired", style="dim")
+    text.append(f" {verdict_kind(c)} ", style="bold")
+    if c.get("exact") and not c.get("differing"):  # deterministic, no differing seed: the bound decides
+        text.append(f" {c['a']} vs {c['b']}: {could_differ(c)}")
+    else:
+        text.append(f" {c['a']} − {c['b']} = ")
+        text.append(num(c.get("diff_mean"), 2), style="bold")
+        text.append(f"  anytime 95% {interval(c.get('diff_cs95'), 2)}")
+        margin = c.get("margin")
+        text.append(f"  margin ±{num(margin, 2)}" if margin is not None else "  no margin yet", style="dim")
+        text.append(f"  {c.get('paired', 0):,} paired", style="dim")
+    if c.get("explore"):
+        text.append("  explore " + "/".join("on" if e else "off" if e is not None else "?" for e in c["explore"]),
+                    style="dim")
     if c.get("reason"):
         text.append("\n")
         text.append(c["reason"], style="italic")
