@@ -79,7 +79,8 @@ def verdict_line(comparison: dict[str, Any] | None) -> str:
     if comparison.get("exact") and not comparison.get("differing"):
         text = head + could_differ(comparison)
     else:
-        text = (head + f"mean diff {num(comparison.get('diff_mean'), 2)}, anytime 95% "
+        level = f"{100 * (1 - comparison.get('alpha_each', 0.025)):.4g}%"  # each half of the verdict's alpha
+        text = (head + f"mean diff {num(comparison.get('diff_mean'), 2)}, anytime {level} "
                 f"{interval(comparison.get('diff_cs95'), 2)}, {comparison.get('paired', 0)} paired seeds, "
                 f"{margin_text(comparison)}")
         if comparison.get("margin_source") and comparison.get("margin") is not None:

@@ -27,7 +27,7 @@ def verdict_text(c: dict[str, Any] | None, single_path: str | None = None) -> Te
     else:
         text.append(f" {c['a']} − {c['b']} = ")
         text.append(num(c.get("diff_mean"), 2), style="bold")
-        text.append(f"  anytime 95% {interval(c.get('diff_cs95'), 2)}")
+        text.append(f"  anytime {100 * (1 - c.get('alpha_each', 0.025)):.4g}% {interval(c.get('diff_cs95'), 2)}")
         margin = c.get("margin")
         text.append(f"  margin ±{num(margin, 2)}" if margin is not None else "  no margin yet", style="dim")
         text.append(f"  {c.get('paired', 0):,} paired", style="dim")
