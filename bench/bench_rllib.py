@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 warnings.filterwarnings("ignore")
-os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+from tui_eval.local_ray import prepare_environment  # noqa: E402
+
+prepare_environment()
 
 from common import ListFeed, interleaved  # noqa: E402
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -15,8 +16,11 @@ ASSETS = ROOT / "assets"
 CARTPOLE = ASSETS / "ppo_cartpole"
 PENDULUM = ASSETS / "ppo_pendulum"
 
-os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+from tui_eval.local_ray import prepare_environment  # noqa: E402  (before ray is imported, as the CLI does)
+
+prepare_environment()
+# runs started by the tests are listed in a registry of their own, not the user's
+os.environ.setdefault("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-state-"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 

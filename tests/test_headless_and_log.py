@@ -55,7 +55,7 @@ def test_default_run_summary_json_and_fail_on_differ(tmp_path):
     assert len(RunLog(tmp_path / "run.sqlite", readonly=True).records()) == 128
     attached = cli("attach", tmp_path / "run.sqlite", "--headless", cwd=tmp_path)
     assert attached.returncode == 0 and "DIFFER" in attached.stdout
-    listed = cli("ls", "--dir", tmp_path, cwd=tmp_path)
+    listed = cli("ls", cwd=tmp_path)
     assert "run.sqlite" in listed.stdout and "evaluate:64" in listed.stdout and "done" in listed.stdout
 
 

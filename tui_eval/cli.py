@@ -18,9 +18,13 @@ commands:
   tui-eval CHECKPOINT --headless [...]     no UI: progress on stderr, summary table on stdout (--json FILE)
   tui-eval demo [rllib|pendulum|rsl_rl] [options]
                                            the same on a bundled demo checkpoint
-  tui-eval ls [--dir DIR]                  list runs and their state
-  tui-eval attach [RUN] [--headless] [--json FILE]
-                                           open a run from its log, live or finished (default: the newest)
+  tui-eval CHECKPOINT --detach [...]       start in the background; prints the run's name and log path
+  tui-eval ls                              list your runs, wherever their logs are: state, episodes, verdict
+  tui-eval attach [RUN] [--headless] [--json FILE] [--serve [--port P] [--host H]]
+                                           open a run (live: its controls work; or finished); RUN = name or
+                                           log path, default the newest; --serve: in a browser
+  tui-eval stop RUN                        end a live run cleanly (summary written, status stopped)
+  tui-eval resume RUN [--headless]         continue a run whose process died, from its log
   tui-eval --version | --help
 
 Checkpoints are pickles (RLlib's config and state, torch's .pt files): loading one runs code stored
@@ -35,6 +39,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--headless", action="store_true", help="no UI: progress on stderr, summary table on stdout")
+    p.add_argument("--detach", action="store_true",
+                   help="start the run in the background and return; prints its name and log (tui-eval attach NAME)")
     p.add_argument("--paths", help="inference paths to run, e.g. evaluate,connectors (default: the kind's two)")
     p.add_argument("--episodes", type=int, help="episodes per path, then stop (headless default 100)")
     p.add_argument("--seeds", help="held-out seed block START:STOP, the same seeds for every path")
@@ -158,8 +164,6 @@ def _quiet_libraries() -> None:
     import logging
     import warnings
 
-    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     warnings.filterwarnings("ignore")
     for name in ("ray", "ray.rllib", "ray.tune", "gymnasium"):
         logging.getLogger(name).setLevel(logging.ERROR)
@@ -168,42 +172,25 @@ def _quiet_libraries() -> None:
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     spec = spec_from_args(args)
+    if args.detach:
+        from tui_eval.runtime.detach import start_detached
+
+        return start_detached(argv, spec)
     _quiet_libraries()
-    from tui_eval.session import plan_run, start_engine
-    from tui_eval.user_code import import_user_code
+    from tui_eval.runtime.owner import RunOwner
 
-    for item in spec.imports:  # before the checkpoint is read: unpickling it may need them
-        import_user_code(item)
+    from tui_eval.runtime.execute import execute
 
-    if not args.headless:  # planning may start ray (seconds) before the app can show anything
-        sys.stderr.write(f"tui-eval: reading {args.checkpoint} …\n")
-        sys.stderr.flush()
-    plan = plan_run(spec)
-    err = sys.stderr
-    if args.headless:
-        if plan.kind.resolved_note:
-            err.write(plan.kind.resolved_note + "\n")
-        for key, value in plan.facts.items():
-            err.write(f"{key:>17}: {value}\n")
-        err.write(f"{'seeds':>17}: {plan.seeds} ({plan.seeds_note})\n")
-        for name in plan.paths:
-            err.write(f"{'explore ' + name:>17}: {'on' if plan.explore[name] else 'off'} ({plan.explore_source[name]})\n")
-        err.write(f"{'log':>17}: {plan.log_path}\n")
-        err.flush()
-        from tui_eval.headless import run_headless
-
-        engine = start_engine(plan, on_loaded=lambda name, s: err.write(f"{'loaded ' + name:>17}: {s:.1f}s\n"))
-        for path in engine.paths.values():
-            err.write(f"{path.name:>17}: {path.description}\n")
-        return run_headless(engine, json_path=spec.json, fail_on_differ=spec.fail_on_differ)
-    from tui_eval.ui.app import run_app
-
-    return run_app(plan)
+    owner = RunOwner(spec)  # output paths checked and the log taken before anything is loaded
+    return execute(spec, owner, headless=args.headless)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from tui_eval.local_ray import prepare_environment
     from tui_eval.user_code import make_cwd_importable
+
+    prepare_environment()  # before anything imports ray: a Ray started here listens on loopback only
 
     make_cwd_importable()  # the user's modules next to their experiment, as with `python -m`
     try:
@@ -218,10 +205,10 @@ def main(argv: list[str] | None = None) -> int:
             from tui_eval.runs import list_runs
 
             return list_runs(argv[1:])
-        if argv and argv[0] == "attach":
-            from tui_eval.runs import attach
+        if argv and argv[0] in ("attach", "stop", "resume"):
+            from tui_eval import runs
 
-            return attach(argv[1:])
+            return {"attach": runs.attach, "stop": runs.stop, "resume": runs.resume}[argv[0]](argv[1:])
         return run(argv)
     except BadInput as exc:
         sys.stderr.write(f"tui-eval: error: {exc}\n")

@@ -115,6 +115,11 @@ class Engine:
             return "stopping"
         return "paused" if self._paused else "running"
 
+    @property
+    def stop_requested(self) -> bool:
+        """True once `stop` was called (the run ends before its episodes are all done)."""
+        return self._stopping
+
     def start(self) -> None:
         self._t_start = time.monotonic()
         for name in self.paths:
@@ -194,6 +199,32 @@ class Engine:
                 path.close()
             except Exception:
                 pass
+
+    def restore(self, blocks: list[SeedBlock], records: list[EpisodeRecord]) -> None:
+        """Continue a run from its log, before `start`: the blocks it had, its statistics, and per path the
+        seeds it never finished (in flight when its process died) handed out again first, then the
+        seeds after the last one it reached; no finished seed runs again, none is skipped."""
+        self.blocks = list(blocks)
+        last = len(self.blocks) - 1
+        finished: dict[str, set[tuple[int, int]]] = {n: set() for n in self.paths}
+        for rec in records:
+            if rec.path not in self.paths:
+                continue
+            finished[rec.path].add((rec.seed, rec.block))
+            self.steps[rec.path] += rec.length
+            self.stats.add(rec)
+            if rec.block == last:
+                self.block_stats.add(rec)
+        for name in self.paths:
+            self._block_of[name] = last
+            for index, block in enumerate(self.blocks):
+                reached = [seed for seed, b in finished[name] if b == index]
+                cursor = max(reached) + 1 if reached else block.start
+                self._retry[name].extend((seed, index) for seed in range(block.start, cursor)
+                                         if (seed, index) not in finished[name])
+                if index == last:
+                    self._cursor[name] = cursor
+            self._started[name] = len(finished[name]) + len(self._retry[name])
 
     # ------------------------------------------------------------------ numbers
     def active_seconds(self, until: float | None = None) -> float:

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed
 from tui_eval.format import num, summary_table
+from tui_eval.runtime.owner import EXIT_TERMINATED, RunOwner
 from tui_eval.summary import build_summary
 
 EXIT_OK, EXIT_DIFFER, EXIT_PATH_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
@@ -29,8 +30,8 @@ def progress_line(engine: Engine) -> str:
     return f"[{engine.active_seconds():6.1f}s] " + " | ".join(parts) + verdict
 
 
-def run_headless(engine: Engine, *, json_path: str | None = None, fail_on_differ: bool = False,
-                 out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: str | None = None,
+                 fail_on_differ: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     events: queue.Queue[Event] = queue.Queue()
     engine.subscribe(events.put)
     interrupted = []
@@ -45,43 +46,55 @@ def run_headless(engine: Engine, *, json_path: str | None = None, fail_on_differ
         engine.stop()
 
     previous = signal.signal(signal.SIGINT, on_sigint)
-    tty = err.isatty()
-    last_draw = 0.0
+    if owner is not None:  # the terminal may go (SSH drop): then the run goes on, its output to a file
+        owner.install_signals(on_hangup=owner.detach_from_terminal)
     try:
         engine.start()
-        while engine.state != "done":
-            try:
-                event = events.get(timeout=0.2)
-            except queue.Empty:
-                event = None
-            if isinstance(event, PathFailed):
-                err.write(f"\npath {event.path} failed ({event.message}); "
-                          + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
-            elif isinstance(event, BlockStarted):
-                err.write(f"\nseed block {event.index}: {event.block} ({event.reason})\n")
-            now = time.monotonic()
-            if now - last_draw >= (0.5 if tty else 5.0):
-                last_draw = now
-                err.write(("\r" if tty else "") + progress_line(engine) + ("" if tty else "\n"))
-                err.flush()
-        engine.wait()
-        err.write(("\r" if tty else "") + progress_line(engine) + "\n")
+        _follow(engine, events, err)
     finally:
         signal.signal(signal.SIGINT, previous)
         engine.close()
     failed = record_failures(engine)
-    engine.log.set_meta(status="interrupted" if interrupted else "failed" if failed else "done",
-                        finished_at=time.time())
+    status = ("interrupted" if interrupted else "stopped" if engine.stop_requested
+              else "failed" if failed else "done")
+    engine.log.set_meta(status=status, finished_at=time.time())
     summary = finish(engine, json_path)
     out.write(summary_table(summary) + "\n")
     out.flush()
+    if owner is not None:
+        owner.close(status)
     if interrupted:
         return EXIT_INTERRUPTED
+    if owner is not None and owner.terminated:
+        return EXIT_TERMINATED
     if report_given_up(failed, err):
         return EXIT_PATH_FAILED
     if fail_on_differ and (summary.get("comparison") or {}).get("verdict") == "differ":
         return EXIT_DIFFER
     return EXIT_OK
+
+
+def _follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
+    """Progress on `err` until every path finished: a line redrawn in place on a terminal, else every 5 s."""
+    tty = err.isatty()
+    last_draw = 0.0
+    while engine.state != "done":
+        try:
+            event = events.get(timeout=0.2)
+        except queue.Empty:
+            event = None
+        if isinstance(event, PathFailed):
+            err.write(f"\npath {event.path} failed ({event.message}); "
+                      + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
+        elif isinstance(event, BlockStarted):
+            err.write(f"\nseed block {event.index}: {event.block} ({event.reason})\n")
+        now = time.monotonic()
+        if now - last_draw >= (0.5 if tty else 5.0):
+            last_draw = now
+            err.write(("\r" if tty else "") + progress_line(engine) + ("" if tty else "\n"))
+            err.flush()
+    engine.wait()
+    err.write(("\r" if tty else "") + progress_line(engine) + "\n")
 
 
 def record_failures(engine: Engine) -> list[PathFailed]:
@@ -115,7 +128,6 @@ def finish(engine: Engine, json_path: str | None) -> dict[str, Any]:
     throughput = {name: engine.throughput(name) for name in engine.paths}
     summary = build_summary(engine.log.meta(), engine.stats, engine.log.records(), throughput)
     summary["log"] = str(engine.log.path)
-    if json_path:
-        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+    if json_path:  # its folder was checked before the run; never created here
         Path(json_path).write_text(json.dumps(summary, indent=1))
     return summary

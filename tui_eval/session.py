@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import importlib.metadata
 import os
 import time
@@ -13,10 +12,10 @@ from typing import Callable
 from tui_eval.engine import Engine
 from tui_eval.kinds import load_kind
 from tui_eval.kinds.base import CheckpointKind
+from tui_eval.runtime.outputs import default_log_path
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.store import RunLog
 
-RUNS_DIR = Path("tui-eval-runs")
 
 
 def versions() -> dict[str, str]:
@@ -68,15 +67,7 @@ def plan_run(spec: RunSpec) -> Plan:
         seeds, note = spec.seeds, "chosen with --seeds"
     else:
         seeds, note = kind.default_seeds(spec.episodes)
-    if spec.log:
-        log_path = Path(spec.log)
-    else:
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        log_path = RUNS_DIR / f"{stamp}-{kind.checkpoint.name}.sqlite"
-        n = 1
-        while log_path.exists():
-            n += 1
-            log_path = RUNS_DIR / f"{stamp}-{kind.checkpoint.name}-{n}.sqlite"
+    log_path = Path(spec.log) if spec.log else default_log_path(spec.checkpoint)
     facts = {"checkpoint": str(kind.checkpoint), "kind": kind.name, **kind.describe(),
              "torch threads": cpu_threads(len(paths), spec.device)[1]}
     kind.prepare_process(paths)

@@ -113,6 +113,12 @@ class RunLog:
             row = self._db.execute("SELECT finished_at FROM episodes ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else row[0]
 
+    def counts_by_path(self) -> dict[str, int]:
+        """Episodes recorded per path."""
+        with self._lock:
+            rows = self._db.execute("SELECT path, COUNT(*) FROM episodes GROUP BY path").fetchall()
+        return dict(rows)
+
     def count(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]

@@ -242,7 +242,7 @@ class RllibKind(CheckpointKind):
         # ray.init enables faulthandler on sys.stderr, which needs a real file descriptor: start ray
         # before a Textual app replaces stderr.
         if "evaluate" in paths:
-            from tui_eval.paths.rllib_evaluate import ensure_ray
+            from tui_eval.local_ray import ensure_ray
 
             ensure_ray()
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
+from tui_eval.local_ray import ensure_ray
 from tui_eval.paths.base import Emit, InferencePath, SeedFeed
 from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.spec import EpisodeRecord
@@ -90,14 +91,6 @@ def log_episode(*, episode, metrics_logger, prev_episode_chunks=(), **kwargs) ->
         "wall_s": float(sum(c.get_duration_s() for c in chunks)),
     }
     metrics_logger.log_value(METRIC, item, reduce="item_series")
-
-
-def ensure_ray() -> None:
-    import ray
-
-    if not ray.is_initialized():
-        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
-                 num_cpus=2, ignore_reinit_error=True)
 
 
 class RllibEvaluatePath(InferencePath):

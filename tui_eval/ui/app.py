@@ -11,14 +11,12 @@ which the app's exit would wait for while a checkpoint loads).
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
-import sys
+import asyncio
+import signal
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -26,6 +24,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
+from tui_eval.runtime.outputs import stderr_path
 from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, StateChanged
 from tui_eval.spec import BadInput
 
@@ -39,7 +38,7 @@ from .widgets.comparison_table import TableData
 from .widgets.episode_log import Filter
 from .widgets.run_header import HeaderInfo
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 2, 130
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 130, 143
 # Measured on 2 cores (bench/bench_ui.py): every frame holds the GIL the evaluation threads need, so
 # the stream (log, sparklines: a small band of the screen) redraws at 4 Hz and the statistics (table,
 # verdict, histograms, header counts: the whole screen) once a second; a key press redraws at once.
@@ -77,9 +76,13 @@ class EvalApp(App[int]):
         Binding("ctrl+c", "interrupt", "interrupt", show=False, priority=True),
     ]
 
-    def __init__(self, plan=None, *, log_path: str | Path | None = None, refresh_hz: float = REFRESH_HZ,
-                 stats_interval: float = STATS_INTERVAL):
+    def __init__(self, plan=None, *, log_path: str | Path | None = None, control=None, refresh_hz: float = REFRESH_HZ,
+                 stats_interval: float = STATS_INTERVAL, on_engine: Callable | None = None,
+                 on_hangup: Callable[[], None] | None = None, on_terminate: Callable[[], None] | None = None):
         super().__init__()
+        self._on_engine = on_engine  # called with the engine once loaded (the run's owner serves it)
+        self._on_hangup = on_hangup  # the terminal is gone: leave the screen, the run goes on
+        self._on_terminate = on_terminate  # SIGTERM: stop the run
         if (plan is None) == (log_path is None):
             raise ValueError("EvalApp needs a plan (live run) or a log_path (viewer), not both")
         self.plan = plan
@@ -107,7 +110,7 @@ class EvalApp(App[int]):
             self.target = plan.spec.episodes
             self.log_path = Path(plan.log_path)
         else:
-            self.source = LogSource(log_path, self.inbox)
+            self.source = LogSource(log_path, self.inbox, control=control)
             self.paths = list(self.source.paths)
             self.facts = self.source.facts
             self.device = self.source.device
@@ -116,7 +119,8 @@ class EvalApp(App[int]):
 
     @property
     def readonly(self) -> bool:
-        return self.plan is None
+        """A view of a run log without controls (a finished run, or one not started by this user)."""
+        return self.plan is None and (self.source is None or self.source.readonly)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -146,14 +150,38 @@ class EvalApp(App[int]):
         self.query_one(EpisodeLog).focus()
         self.set_interval(1.0 / self.refresh_hz, self._tick, name="refresh")
         status = self.query_one(StatusLine)
+        self._handle_signals()
         if self.plan is not None:
             status.say(f"loading {self.facts['checkpoint']} ({', '.join(self.paths)})…")
             threading.Thread(target=self._load, name="tui-eval-load", daemon=True).start()
-        else:
+        elif self.readonly:
             status.say(f"read-only view of {self.log_path}: pause, resample and explore are disabled",
                        style="italic", sticky=True)
             self.source.start()
+        else:
+            status.say(f"attached to the live run {self.log_path.stem}: its controls work here; q leaves this "
+                       f"view and the run goes on (tui-eval stop {self.log_path.stem} ends it)", sticky=True)
+            self.source.start()
         self._tick()
+
+    def _handle_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._on_hangup is not None:
+            loop.add_signal_handler(signal.SIGHUP, self._hang_up)
+        if self._on_terminate is not None:
+            loop.add_signal_handler(signal.SIGTERM, self._terminate)
+
+    def _hang_up(self) -> None:
+        """The terminal is gone: leave without stopping the run (its owner carries it on, detached)."""
+        assert self._on_hangup is not None
+        self._on_hangup()
+        self._quitting = True
+        self.exit(EXIT_OK, return_code=EXIT_OK)
+
+    def _terminate(self) -> None:
+        assert self._on_terminate is not None
+        self._on_terminate()
+        self._leave(EXIT_TERMINATED)
 
     # ------------------------------------------------------------------ loading (a daemon thread)
     def _load(self) -> None:
@@ -167,9 +195,11 @@ class EvalApp(App[int]):
         except Exception as exc:  # a bug, not the user's input: still no traceback over the screen
             self.post_message(msg.LoadFailed(f"{type(exc).__name__}: {exc}", 1))
             return
+        if self._on_engine is not None:
+            self._on_engine(engine)
         if self._quitting or not self.post_message(msg.EngineReady(engine)):
             engine.close()  # the user quit while it loaded
-            engine.log.set_meta(status="cancelled", finished_at=time.time())
+            engine.log.set_meta(status="stopped", finished_at=time.time())
 
     def on_path_loaded(self, message: msg.PathLoaded) -> None:
         self.loaded[message.name] = message.seconds
@@ -303,7 +333,7 @@ class EvalApp(App[int]):
     def _on_engine_event(self, event: Event) -> None:
         status = self.query_one(StatusLine)
         if isinstance(event, StateChanged):
-            if self.readonly:
+            if self.plan is None and event.state not in ("paused", "running"):
                 if event.state in ("done", "stale", "stopped", "interrupted", "failed"):
                     status.say(f"the run log says: {event.state}" if event.state != "stale" else
                                "no new record for a while: the run may have died (its log says running)")
@@ -343,24 +373,35 @@ class EvalApp(App[int]):
         if self.readonly:
             status.say(f"{what}: disabled in the read-only view of a run log", style="italic")
             return False
-        if self.engine is None:
+        if self.plan is not None and self.engine is None:
             status.say(f"{what}: {'cannot run' if self.load_error else 'still loading'}", style="italic")
             return False
-        if self.engine.state in ("done", "stopping"):
-            status.say(f"{what}: the run is {self.engine.state}", style="italic")
+        state = self.source.state
+        if state not in ("running", "paused"):
+            status.say(f"{what}: the run is {state}", style="italic")
             return False
         return True
+
+    def _control(self, what: str, act: Callable):
+        """Run a control action; a live run reached through its channel may refuse or be gone."""
+        try:
+            return act()
+        except (OSError, RuntimeError) as exc:
+            self.query_one(StatusLine).say(f"{what}: {exc}", style="bold red")
+            return None
 
     def action_toggle_pause(self) -> None:
         if not self._can_control("pause"):
             return
-        self.source.toggle_pause()
+        self._control("pause", self.source.toggle_pause)
         self._show_header()  # on screen at the next frame, not at the next tick
 
     def action_resample(self) -> None:
         if not self._can_control("resample"):
             return
-        block = self.source.resample()
+        block = self._control("resample", self.source.resample)
+        if block is None:
+            return
         self.query_one(StatusLine).say(f"resampled: new held-out seed block {block} (block "
                                        f"{len(self.source.blocks) - 1}); earlier records keep their block",
                                        style="bold")
@@ -390,7 +431,9 @@ class EvalApp(App[int]):
         if name is None or not self._can_control("explore"):
             return
         on = not self.source.explore(name)
-        block = self.source.set_explore(name, on)
+        block = self._control("explore", lambda: self.source.set_explore(name, on))
+        if block is None:
+            return
         deterministic = not any(self.source.explore(n) for n in self.paths)
         text = (f"explore {'on' if on else 'off'} for {name}: new seed block {block} "
                 f"(block {len(self.source.blocks) - 1}); "
@@ -504,103 +547,3 @@ class EvalApp(App[int]):
     def on_unmount(self) -> None:
         if isinstance(self.source, LogSource):
             self.source.close()
-
-
-# ---------------------------------------------------------------------- entry points
-@contextlib.contextmanager
-def _library_output_to(path: Path) -> Iterator[None]:
-    """Keep libraries' stderr (ray, torch, gymnasium warnings; C-level writes too) off the app's screen.
-
-    Textual draws on `sys.__stderr__`; we give it a duplicate of the terminal's descriptor and point
-    descriptor 2 at a file next to the run log for as long as the app runs.
-    """
-    if not (hasattr(sys.__stderr__, "fileno") and sys.__stderr__.isatty()):
-        yield
-        return
-    original_stream = sys.__stderr__
-    saved_fd = os.dup(2)
-    terminal = io.TextIOWrapper(io.FileIO(os.dup(2), "w"), encoding=original_stream.encoding or "utf-8",
-                                errors="backslashreplace", line_buffering=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    sink = open(path, "a")
-    sys.stderr.flush()
-    os.dup2(sink.fileno(), 2)
-    sys.__stderr__ = terminal
-    try:
-        yield
-    finally:
-        sys.__stderr__ = original_stream
-        with contextlib.suppress(Exception):
-            sys.stderr.flush()
-        os.dup2(saved_fd, 2)
-        os.close(saved_fd)
-        with contextlib.suppress(Exception):
-            terminal.close()
-        sink.close()
-        with contextlib.suppress(OSError):
-            if path.stat().st_size == 0:
-                path.unlink()
-
-
-def finish_live(app: EvalApp, code: int, out=None, err=None) -> int:
-    """After the app: wait for the engine to stop, print the summary table, close the log. Returns the exit code."""
-    from tui_eval.format import summary_table
-    from tui_eval.headless import EXIT_PATH_FAILED, finish, record_failures, report_given_up
-
-    out = out or sys.stdout
-    err = err or sys.stderr
-    engine = app.engine
-    if engine is None:
-        if app.load_error is not None:
-            err.write(f"tui-eval: error: {app.load_error}\n")
-            with contextlib.suppress(Exception):
-                from tui_eval.store import RunLog
-
-                if app.log_path.is_file():
-                    RunLog(app.log_path).set_meta(status="failed", error=app.load_error, finished_at=time.time())
-            return app.load_exit_code
-        return code
-    was_done = getattr(app, "finished_before_quit", engine.state == "done")
-    engine.stop()
-    if not engine.wait(timeout=2.0):
-        err.write("waiting for the paths to stop (finished episodes are already in the log)…\n")
-        err.flush()
-        engine.wait(timeout=60.0)
-    engine.close()
-    failed = record_failures(engine)
-    status = "done" if was_done else ("interrupted" if code == EXIT_INTERRUPTED else "stopped")
-    engine.log.set_meta(status="failed" if failed and status == "done" else status, finished_at=time.time())
-    summary = finish(engine, app.plan.spec.json)
-    out.write(summary_table(summary) + "\n")
-    out.flush()
-    err.write(f"log: {engine.log.path}\n")
-    if report_given_up(failed, err) and code == 0:
-        return EXIT_PATH_FAILED
-    return code
-
-
-def stderr_path(log_path: str | Path) -> Path:
-    """Where libraries' stderr goes while the app holds the terminal."""
-    return Path(f"{Path(log_path).with_suffix('')}.stderr.txt")
-
-
-def run_app(plan) -> int:
-    """`tui-eval CKPT`: the live app; after it exits, the summary table on stdout. Returns the exit code."""
-    app = EvalApp(plan)
-    stderr_file = stderr_path(plan.log_path)
-    with _library_output_to(stderr_file):
-        code = app.run()
-    if code is None:  # the app died before it could choose (Textual printed why)
-        code = 1
-    try:
-        return finish_live(app, code)
-    finally:
-        if stderr_file.is_file():
-            sys.stderr.write(f"library output during the run: {stderr_file}\n")
-
-
-def run_viewer(log_path: str | Path) -> int:
-    """`tui-eval attach`: the same app, read-only, over a run log (live or finished)."""
-    app = EvalApp(log_path=log_path)
-    code = app.run()
-    return EXIT_OK if code is None else code

@@ -110,14 +110,14 @@ class LogSource:
     is replayed without holding its records.
     """
 
-    readonly = True
     CHUNK = 20_000
     STALE_S = 30.0
 
-    def __init__(self, log_path: str | Path, inbox: Inbox, poll_s: float = 0.5):
+    def __init__(self, log_path: str | Path, inbox: Inbox, poll_s: float = 0.5, control=None):
         self.log_path = Path(log_path)
         self.inbox = inbox
         self.poll_s = poll_s
+        self.control = control  # a live run's control channel (runtime.control.ControlClient), or None
         self.log = RunLog(self.log_path, readonly=True)
         self._stats_lock = threading.Lock()
         self._meta = self.log.meta()
@@ -186,15 +186,26 @@ class LogSource:
         if len(rows) < self.CHUNK:
             self._meta = self.log.meta()
             self._last_at = self.log.last_finished_at() or self._last_at
-            status = str(self._meta.get("status", "?"))
-            state = {"running": "running", "finished": "done"}.get(status, status)
-            if state == "running" and self.idle_seconds() > self.STALE_S:
-                state = "stale"  # says running, but nothing arrived for a while: the run may have died
-            if state != self._state:
-                self._state = state
-                self.inbox.put(StateChanged(state))
+            self._follow_meta()
             self._replayed.set()
         return len(rows)
+
+    def _follow_meta(self) -> None:
+        """The run's state, blocks and explore settings as its owner keeps them in the log."""
+        status = str(self._meta.get("status", "?"))
+        state = {"running": str(self._meta.get("state") or "running"), "finished": "done"}.get(status, status)
+        if state in ("running", "paused", "loading") and self.control is None and self.idle_seconds() > self.STALE_S:
+            state = "stale"  # says running, but nothing arrived for a while: the run may have died
+        self._set_state(state)
+        blocks = self._meta.get("blocks")
+        if blocks and len(blocks) >= len(self.blocks):
+            self.blocks = [SeedBlock(int(a), b) for a, b in blocks]
+        self._explore.update(self._meta.get("explore") or {})
+
+    def _set_state(self, state: str) -> None:
+        if state != self._state:
+            self._state = state
+            self.inbox.put(StateChanged(state))
 
     def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], dict | None]:
         """Per-path and comparison summaries, read under the lock the poller adds records under."""
@@ -236,8 +247,36 @@ class LogSource:
     def meta(self) -> dict[str, Any]:
         return dict(self._meta)
 
-    # ---- no controls: read-only
+    # ---- controls: through the live run's control channel, when it has one
+    @property
+    def readonly(self) -> bool:
+        return self.control is None
+
+    def _command(self, cmd: str, **args: Any) -> dict[str, Any]:
+        assert self.control is not None
+        reply = self.control.send(cmd, **args)
+        if reply.get("state"):
+            self._set_state(str(reply["state"]))
+        if reply.get("blocks"):
+            self.blocks = [SeedBlock(int(a), b) for a, b in reply["blocks"]]
+        self._explore.update(reply.get("explore") or {})
+        if not reply.get("ok"):
+            raise RuntimeError(reply.get("error", "the run refused"))
+        return reply
+
+    def toggle_pause(self) -> None:
+        self._command("toggle_pause")
+
+    def resample(self) -> SeedBlock:
+        self._command("resample")
+        return self.blocks[-1]
+
+    def set_explore(self, name: str, explore: bool) -> SeedBlock:
+        self._command("explore", path=name, on=explore)
+        return self.blocks[-1]
+
     def stop(self) -> None:
+        """Stop following the log (the run itself goes on)."""
         self._stop.set()
 
     def close(self) -> None:

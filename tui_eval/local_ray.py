@@ -1,0 +1,63 @@
+"""The local Ray that `Algorithm.evaluate()` needs (RLlib builds its EnvRunner groups with `ray.put`, so
+Ray starts even for a local runner). Started by tui-eval, it exposes nothing:
+
+- loopback only: with `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0` Ray takes 127.0.0.1 as the node address,
+  and its GCS, raylet, workers and agents then bind to loopback (ray 2.60 binds every interface for
+  any other node address, and `ray.init(_node_ip_address="127.0.0.1")` is turned back into the host's
+  address); checked by a test that reads /proc/net/tcp{,6};
+- token authentication (ray 2.60's `RAY_AUTH_MODE=token`) with a random token per run;
+- its session files in a temporary folder removed when the run ends.
+Both variables are read by Ray when it is imported or started, so they are set before either, and
+inherited by Ray's own processes. A user who set them keeps their values.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import secrets
+import shutil
+import tempfile
+
+_temp_dir: str | None = None
+
+
+def prepare_environment() -> None:
+    """Set Ray's loopback and auth variables; call before `ray` is imported (the CLI does, first thing)."""
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    if "RAY_AUTH_MODE" not in os.environ:
+        os.environ["RAY_AUTH_MODE"] = "token"
+        os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
+    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+
+
+def ensure_ray() -> None:
+    """Start the local Ray once per process (loopback, token, a temporary session folder)."""
+    global _temp_dir
+    prepare_environment()
+    import ray
+    from ray._private import ray_constants
+
+    if ray.is_initialized():
+        return
+    # Read at call time by ray's node-address lookup: the same effect as the variable, for a process
+    # that imported ray before prepare_environment ran (a Python session, a test).
+    ray_constants.ENABLE_RAY_CLUSTER = os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"].lower() in ("1", "true")
+    _temp_dir = tempfile.mkdtemp(prefix="tui-eval-ray-")
+    ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
+             num_cpus=os.cpu_count() or 2, ignore_reinit_error=True, _temp_dir=_temp_dir)
+    atexit.register(stop_ray)
+
+
+def stop_ray() -> None:
+    """Shut the local Ray down and remove its session files (safe to call more than once)."""
+    global _temp_dir
+    try:
+        import ray
+
+        if ray.is_initialized():
+            ray.shutdown()
+    finally:
+        if _temp_dir is not None:
+            shutil.rmtree(_temp_dir, ignore_errors=True)
+            _temp_dir = None

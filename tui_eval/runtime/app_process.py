@@ -1,0 +1,175 @@
+"""The process around the live app: libraries' stderr kept off the screen, the terminal's loss survived,
+and after the app the summary on stdout. (The app itself is a view: `tui_eval.ui`.)
+
+When the terminal goes (SSH drop, `tmux kill-session`: SIGHUP), the app leaves and the run carries on
+as if started with `--detach`: its output goes to `<log>.out.txt`, `tui-eval attach` opens it again,
+and only `q` in an attached app, `tui-eval stop` or SIGTERM end it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+from tui_eval.headless import (EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, finish, record_failures,
+                               report_given_up)
+from tui_eval.runtime.outputs import stderr_path
+from tui_eval.runtime.owner import EXIT_TERMINATED, RunOwner
+
+
+@contextlib.contextmanager
+def library_output_to(path: Path) -> Iterator[None]:
+    """Keep libraries' stderr (ray, torch, gymnasium warnings; C-level writes too) off the app's screen.
+
+    Textual draws on `sys.__stderr__`; we give it a duplicate of the terminal's descriptor and point
+    descriptor 2 at a file next to the run log for as long as the app runs.
+    """
+    if not (hasattr(sys.__stderr__, "fileno") and sys.__stderr__.isatty()):
+        yield
+        return
+    original_stream = sys.__stderr__
+    saved_fd = os.dup(2)
+    terminal = io.TextIOWrapper(io.FileIO(os.dup(2), "w"), encoding=original_stream.encoding or "utf-8",
+                                errors="backslashreplace", line_buffering=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sink = open(path, "a")
+    sys.stderr.flush()
+    os.dup2(sink.fileno(), 2)
+    sys.__stderr__ = terminal
+    try:
+        yield
+    finally:
+        sys.__stderr__ = original_stream
+        with contextlib.suppress(Exception):  # the terminal may be gone (SIGHUP)
+            sys.stderr.flush()
+        os.dup2(saved_fd, 2)
+        os.close(saved_fd)
+        with contextlib.suppress(Exception):
+            terminal.close()
+        sink.close()
+        with contextlib.suppress(OSError):
+            if path.stat().st_size == 0:
+                path.unlink()
+
+
+def finish_live(app, code: int, out=None, err=None, owner: RunOwner | None = None) -> int:
+    """After the app: wait for the engine to stop, print the summary table, close the log. Returns the exit code."""
+    from tui_eval.format import summary_table
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    engine = app.engine
+    if engine is None:
+        if app.load_error is not None:
+            err.write(f"tui-eval: error: {app.load_error}\n")
+            if owner is not None:
+                owner.close("failed", error=app.load_error)
+            return app.load_exit_code
+        if owner is not None:
+            owner.close("stopped")
+        return code
+    was_done = getattr(app, "finished_before_quit", engine.state == "done")
+    engine.stop()
+    if not engine.wait(timeout=2.0):
+        err.write("waiting for the paths to stop (finished episodes are already in the log)…\n")
+        err.flush()
+        engine.wait(timeout=60.0)
+    engine.close()
+    failed = record_failures(engine)
+    status = "done" if was_done else ("interrupted" if code == EXIT_INTERRUPTED else "stopped")
+    status = "failed" if failed and status == "done" else status
+    engine.log.set_meta(status=status, finished_at=time.time())
+    summary = finish(engine, app.plan.spec.json)
+    out.write(summary_table(summary) + "\n")
+    out.flush()
+    err.write(f"log: {engine.log.path}\n")
+    if owner is not None:
+        owner.close(status)
+    if report_given_up(failed, err) and code == 0:
+        return EXIT_PATH_FAILED
+    return code
+
+
+def run_app(plan, owner: RunOwner | None = None) -> int:
+    """`tui-eval CKPT`: the live app; after it exits, the summary table on stdout. Returns the exit code."""
+    from tui_eval.ui.app import EvalApp
+
+    app = EvalApp(plan, on_hangup=_hangup_handler(owner), on_terminate=_terminate_handler(owner),
+                  on_engine=None if owner is None else owner.serve)
+    stderr_file = stderr_path(plan.log_path)
+    with library_output_to(stderr_file):
+        try:
+            code = app.run()
+        except Exception:  # drawing on a terminal that is gone may fail; the run is what matters
+            if owner is None or not owner.hung_up:
+                raise
+            code = EXIT_OK
+    if code is None:  # the app died before it could choose (Textual printed why)
+        code = 1
+    if owner is not None and owner.hung_up:
+        return _carry_on_detached(app, owner)
+    if owner is not None and owner.terminated:
+        code = EXIT_TERMINATED
+    try:
+        return finish_live(app, code, owner=owner)
+    finally:
+        if stderr_file.is_file():
+            sys.stderr.write(f"library output during the run: {stderr_file}\n")
+
+
+def _hangup_handler(owner: RunOwner | None):
+    if owner is None:
+        return None
+
+    def on_hangup() -> None:
+        owner.hung_up = True
+
+    return on_hangup
+
+
+def _terminate_handler(owner: RunOwner | None):
+    if owner is None:
+        return None
+
+    def on_terminate() -> None:
+        owner.terminated = True
+
+    return on_terminate
+
+
+def _carry_on_detached(app, owner: RunOwner) -> int:
+    """The terminal is gone: go on without a view until the run ends (or is stopped), then close it."""
+    owner.detach_from_terminal()
+    owner.install_signals()  # the app's handlers left with it; a second SIGHUP must not kill the run
+    engine = app.engine
+    if engine is None:  # the terminal went while the checkpoint was loading: nothing runs yet
+        owner.close("stopped")
+        return EXIT_OK
+    while not engine.wait(timeout=0.5):
+        pass
+    engine.close()
+    failed = record_failures(engine)
+    status = "stopped" if engine.stop_requested else "failed" if failed else "done"
+    engine.log.set_meta(status=status, finished_at=time.time())
+    finish(engine, app.plan.spec.json)
+    owner.close(status)
+    return EXIT_TERMINATED if owner.terminated else EXIT_OK
+
+
+def run_viewer(log_path: str | Path) -> int:
+    """`tui-eval attach`: the same app over a run log (live or finished); a live run's controls work
+    through its control channel."""
+    from tui_eval.runtime import ownership
+    from tui_eval.runtime.control import ControlClient
+    from tui_eval.ui.app import EvalApp
+
+    control = ControlClient(log_path)
+    live = ownership.holder(log_path) is not None and control.available()
+    app = EvalApp(log_path=log_path, control=control if live else None)
+    code = app.run()
+    return EXIT_OK if code is None else code

@@ -1,0 +1,49 @@
+"""`tui-eval CKPT --detach`: the same run in a background process of its own session (no terminal, so
+no SIGHUP), its output in `<log>.out.txt`. Returns once that process holds the log."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tui_eval.spec import BadInput, RunSpec
+
+from . import ownership
+from .outputs import check_outputs, output_path
+
+STARTUP_S = 20.0  # how long to wait for the background run to take its log
+
+
+def start_detached(argv: list[str], spec: RunSpec) -> int:
+    check_outputs(spec)  # settles spec.log (absolute) and spec.json; bad locations exit 2 here
+    log = Path(spec.log or "")
+    ownership.claim(log).release()  # in use or already holding a run: say so now, not in the background
+    ownership.lock_path(log).unlink(missing_ok=True)
+    child_args = [a for a in argv if a != "--detach"] + ["--headless", "--log", str(log)]
+    if spec.json:
+        child_args += ["--json", spec.json]
+    out = output_path(log)
+    with open(out, "ab") as sink, open(os.devnull, "rb") as nothing:
+        child = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", *child_args], stdin=nothing, stdout=sink,
+                                 stderr=subprocess.STDOUT, start_new_session=True, cwd=os.getcwd())
+    deadline = time.monotonic() + STARTUP_S
+    while ownership.holder(log) is None:
+        code = child.poll()
+        if code is not None:
+            raise BadInput(f"the background run ended at once (exit {code}): {_last_line(out)}")
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    name = log.stem
+    sys.stdout.write(f"run {name} started in the background (pid {child.pid})\n"
+                     f"  log:    {log}\n  output: {out}\n"
+                     f"  attach: tui-eval attach {name}\n  stop:   tui-eval stop {name}\n")
+    return 0
+
+
+def _last_line(path: Path) -> str:
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    return lines[-1].removeprefix("tui-eval: error: ") if lines else "no output"

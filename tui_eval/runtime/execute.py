@@ -1,0 +1,51 @@
+"""Run a spec in this process, which owns its log: plan it, then the headless view or the live app."""
+
+from __future__ import annotations
+
+import sys
+
+from tui_eval.spec import BadInput, RunSpec
+
+from .owner import RunOwner
+
+
+def execute(spec: RunSpec, owner: RunOwner, *, headless: bool) -> int:
+    """Plan and run `spec` in this process, which owns its log (`owner`)."""
+    from tui_eval.session import plan_run, start_engine
+    from tui_eval.user_code import import_user_code
+
+    try:
+        for item in spec.imports:  # before the checkpoint is read: unpickling it may need them
+            import_user_code(item)
+        if not headless:  # planning may start ray (seconds) before the app can show anything
+            sys.stderr.write(f"tui-eval: reading {spec.checkpoint} …\n")
+            sys.stderr.flush()
+        plan = plan_run(spec)
+        if not headless:
+            from tui_eval.runtime.app_process import run_app
+
+            return run_app(plan, owner)
+        err = sys.stderr
+        _print_plan(plan, err)
+        engine = start_engine(plan, on_loaded=lambda name, s: err.write(f"{'loaded ' + name:>17}: {s:.1f}s\n"))
+    except BaseException as exc:
+        owner.close("failed", error=str(exc) if isinstance(exc, BadInput) else type(exc).__name__)
+        raise
+    for path in engine.paths.values():
+        err.write(f"{path.name:>17}: {path.description}\n")
+    from tui_eval.headless import run_headless
+
+    owner.serve(engine)
+    return run_headless(engine, owner=owner, json_path=spec.json, fail_on_differ=spec.fail_on_differ)
+
+
+def _print_plan(plan, err) -> None:
+    if plan.kind.resolved_note:
+        err.write(plan.kind.resolved_note + "\n")
+    for key, value in plan.facts.items():
+        err.write(f"{key:>17}: {value}\n")
+    err.write(f"{'seeds':>17}: {plan.seeds} ({plan.seeds_note})\n")
+    for name in plan.paths:
+        err.write(f"{'explore ' + name:>17}: {'on' if plan.explore[name] else 'off'} ({plan.explore_source[name]})\n")
+    err.write(f"{'log':>17}: {plan.log_path}\n")
+    err.flush()

@@ -1,0 +1,123 @@
+"""What every run process does around its engine, whatever view it has (headless, the app, detached):
+hold its log, list itself, serve its control channel, keep its state in the log, and end truthfully.
+
+Status in the log: `loading` → `running` → `done` | `stopped` (stop, SIGTERM, q before the end) |
+`interrupted` (Ctrl-C) | `failed` (a path given up, or nothing could load). A run whose process is
+gone while its log says `loading`/`running` is read back as `interrupted` with `process gone`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from tui_eval.engine import Engine
+from tui_eval.events import BlockStarted, EpisodeFinished, Event, StateChanged
+from tui_eval.spec import RunSpec
+from tui_eval.store import RunLog
+
+from . import ownership, registry
+from .control import ControlServer
+from .outputs import check_outputs, output_path
+
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
+VERDICT_EVERY_S = 5.0  # how often a live run writes its current verdict for `tui-eval ls`
+
+
+class RunOwner:
+    """Holds one run's log for this process (`claim` at once, before anything is loaded)."""
+
+    def __init__(self, spec: RunSpec, *, resuming: bool = False):
+        if not resuming:
+            check_outputs(spec)
+        self.spec = spec
+        self.log_path = Path(spec.log or "")
+        self.lock = ownership.claim(self.log_path, resuming=resuming)
+        registry.register(self.log_path)
+        self.control: ControlServer | None = None
+        self.engine: Engine | None = None
+        self.restore_from: tuple[list, list] | None = None  # (blocks, records) when resuming
+        self.terminated = False  # SIGTERM: stop cleanly
+        self.hung_up = False  # SIGHUP: the terminal is gone; the run goes on without a view
+        self._verdict_at = 0.0
+
+    # ------------------------------------------------------------------ while running
+    def serve(self, engine: Engine) -> None:
+        """Open the control channel and keep the run's state in its log while it runs."""
+        self.engine = engine
+        if self.restore_from is not None:
+            engine.restore(*self.restore_from)
+        self.control = ControlServer(engine, self.log_path)
+        engine.log.set_meta(pid=os.getpid(), control=str(self.control.path), state="loading",
+                            blocks=[[b.start, b.stop] for b in engine.blocks],
+                            explore={n: engine.explore_of(n) for n in engine.paths})
+        engine.subscribe(self._persist)
+
+    def _persist(self, event: Event) -> None:
+        engine = self.engine
+        assert engine is not None
+        if isinstance(event, StateChanged):
+            engine.log.set_meta(state=event.state)
+        elif isinstance(event, BlockStarted):
+            engine.log.set_meta(blocks=[[b.start, b.stop] for b in engine.blocks],
+                                explore={n: engine.explore_of(n) for n in engine.paths})
+        elif isinstance(event, EpisodeFinished) and time.monotonic() - self._verdict_at > VERDICT_EVERY_S:
+            self._verdict_at = time.monotonic()
+            _, comparison = engine.snapshot()
+            engine.log.set_meta(verdict=None if comparison is None else comparison.get("verdict"))
+
+    def install_signals(self, on_term: Callable[[], None] | None = None,
+                        on_hangup: Callable[[], None] | None = None) -> None:
+        """SIGTERM stops the run cleanly; SIGHUP (the terminal closed) lets it go on without a view."""
+
+        def term(signum, frame):
+            self.terminated = True
+            if self.engine is not None:
+                self.engine.stop()
+            if on_term is not None:
+                on_term()
+
+        def hangup(signum, frame):
+            if self.hung_up:
+                return
+            self.hung_up = True
+            if on_hangup is not None:
+                on_hangup()
+
+        signal.signal(signal.SIGTERM, term)
+        signal.signal(signal.SIGHUP, hangup)
+
+    def detach_from_terminal(self) -> Path:
+        """Point stdin/stdout/stderr away from a terminal that is gone (writes to it would fail)."""
+        out = output_path(self.log_path)
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        for std in (1, 2):
+            os.dup2(fd, std)
+        os.dup2(devnull, 0)
+        os.close(fd)
+        os.close(devnull)
+        sys.stdout = open(1, "w", closefd=False, buffering=1)
+        sys.stderr = open(2, "w", closefd=False, buffering=1)
+        sys.__stdout__, sys.__stderr__ = sys.stdout, sys.stderr
+        return out
+
+    # ------------------------------------------------------------------ the end
+    def close(self, status: str, **meta: Any) -> None:
+        """Write the run's final status, stop serving, let the log go and stop the local Ray."""
+        if self.engine is not None:
+            self.engine.log.set_meta(status=status, state="done", finished_at=time.time(), **meta)
+        elif self.log_path.is_file():
+            RunLog(self.log_path).set_meta(status=status, finished_at=time.time(), **meta)
+        if self.control is not None:
+            self.control.close()
+        self.lock.release()
+        if not self.log_path.is_file():  # nothing was ever written: leave nothing behind
+            ownership.lock_path(self.log_path).unlink(missing_ok=True)
+        from tui_eval.local_ray import stop_ray
+
+        stop_ray()

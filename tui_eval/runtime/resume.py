@@ -1,0 +1,48 @@
+"""`tui-eval resume RUN`: continue a run whose process died (SIGKILL, OOM, reboot) from its log, with
+the same spec: the engine restores its blocks and statistics, re-runs the seeds that were in flight,
+and goes on from where each path stopped; no finished seed runs again, none is skipped."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+from tui_eval.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.store import RunLog
+
+from . import ownership
+from .execute import execute
+from .owner import RunOwner
+
+
+def spec_from_meta(meta: dict, log: Path) -> RunSpec:
+    data = dict(meta.get("spec") or {})
+    if not data.get("checkpoint"):
+        raise BadInput(f"{log} holds no run spec; it cannot be resumed")
+    known = {f.name for f in dataclasses.fields(RunSpec)}
+    spec = RunSpec(**{k: v for k, v in data.items() if k in known})
+    if data.get("seeds"):
+        spec.seeds = SeedBlock(int(data["seeds"][0]), data["seeds"][1])
+    if data.get("return_bounds"):
+        spec.return_bounds = (float(data["return_bounds"][0]), float(data["return_bounds"][1]))
+    spec.explore = {**spec.explore, **{k: bool(v) for k, v in (meta.get("explore") or {}).items()}}
+    spec.log = str(log)
+    return spec
+
+
+def resume_run(log: Path, *, headless: bool) -> int:
+    reader = RunLog(log, readonly=True)
+    meta, records = reader.meta(), reader.records()
+    reader.close()
+    owner_now = ownership.holder(log)
+    if owner_now is not None:
+        raise BadInput(f"run {log.stem} is live (pid {owner_now.get('pid')}); tui-eval attach {log.stem} instead")
+    if meta.get("status") == "done":
+        raise BadInput(f"run {log.stem} finished; nothing to resume (start a new run for more episodes)")
+    spec = spec_from_meta(meta, log)
+    blocks = [SeedBlock(int(a), b) for a, b in (meta.get("blocks") or [meta.get("seeds")])]
+    owner = RunOwner(spec, resuming=True)
+    owner.restore_from = (blocks, records)
+    RunLog(log).set_meta(resumed_at=[*(meta.get("resumed_at") or []), time.time()])
+    return execute(spec, owner, headless=headless)
