@@ -20,6 +20,7 @@ import shutil
 import tempfile
 
 _temp_dir: str | None = None
+TEMP_PREFIX = "tui-eval-ray-"  # + the owning process id: a folder whose process is gone can go
 
 
 def prepare_environment() -> None:
@@ -43,7 +44,8 @@ def ensure_ray() -> None:
     # Read at call time by ray's node-address lookup: the same effect as the variable, for a process
     # that imported ray before prepare_environment ran (a Python session, a test).
     ray_constants.ENABLE_RAY_CLUSTER = os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"].lower() in ("1", "true")
-    _temp_dir = tempfile.mkdtemp(prefix="tui-eval-ray-")
+    _sweep_left_behind()
+    _temp_dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
              num_cpus=os.cpu_count() or 2, ignore_reinit_error=True, _temp_dir=_temp_dir)
     atexit.register(stop_ray)
@@ -61,3 +63,24 @@ def stop_ray() -> None:
         if _temp_dir is not None:
             shutil.rmtree(_temp_dir, ignore_errors=True)
             _temp_dir = None
+
+
+def _sweep_left_behind() -> None:
+    """Remove session folders of runs whose process died without cleaning up (SIGKILL, OOM)."""
+    root = tempfile.gettempdir()
+    for name in os.listdir(root):
+        if not name.startswith(TEMP_PREFIX):
+            continue
+        pid = name[len(TEMP_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True

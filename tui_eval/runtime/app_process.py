@@ -156,7 +156,9 @@ def _carry_on_detached(app, owner: RunOwner) -> int:
     failed = record_failures(engine)
     status = "stopped" if engine.stop_requested else "failed" if failed else "done"
     engine.log.set_meta(status=status, finished_at=time.time())
-    finish(engine, app.plan.spec.json)
+    from tui_eval.format import summary_table
+
+    print(summary_table(finish(engine, app.plan.spec.json)), flush=True)  # into <log>.out.txt
     owner.close(status)
     return EXIT_TERMINATED if owner.terminated else EXIT_OK
 

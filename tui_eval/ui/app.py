@@ -328,7 +328,12 @@ class EvalApp(App[int]):
     def _set_log_title(self) -> None:
         log = self.query_one(EpisodeLog)
         title = f"episodes · newest first · {log.filter.describe()} · the last {log.cap} kept · enter: both paths"
+        if log.waiting:
+            title = f"episodes · {log.waiting} new above: home shows them · {log.filter.describe()} · enter: both paths"
         self._set_title("#log-panel", title)
+
+    def on_episode_log_waiting(self, message: EpisodeLog.Waiting) -> None:
+        self._set_log_title()
 
     def _on_engine_event(self, event: Event) -> None:
         status = self.query_one(StatusLine)

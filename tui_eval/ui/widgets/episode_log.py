@@ -2,8 +2,9 @@
 
 Only the visible lines are drawn, and new episodes are appended to deques (at most `cap` per view:
 all paths, each path, invalid only), so a refresh costs the same at 10 or 10,000 episodes per second
-and the app never holds more than a few thousand records. The cursor stays on the same episode while
-new ones arrive above it, unless it sits on the newest row, where it follows the stream.
+and the app never holds more than a few thousand records. On the newest row the cursor follows the
+stream; moved down to read an episode, the view holds still: new episodes are counted (`waiting`)
+and shown when the cursor returns to the top, so the selected row never moves under the reader.
 """
 
 from __future__ import annotations
@@ -101,6 +102,15 @@ class EpisodeLog(ScrollView, can_focus=True):
         self.total = 0
         self._styles_memo: dict | None = None  # resolved Rich styles, reset when CSS state changes
         self._lines: dict[tuple[EpisodeRecord, int], list[Segment]] = {}  # (record, width) -> segments
+        self._held: collections.deque[EpisodeRecord] = collections.deque(maxlen=cap)  # arrived while reading
+        self.waiting = 0  # episodes that arrived while the cursor was away from the top
+
+    class Waiting(Message):
+        """The count of episodes held back while the reader is away from the top changed."""
+
+        def __init__(self, count: int) -> None:
+            super().__init__()
+            self.count = count
 
     # ------------------------------------------------------------------ data
     def _deque_for(self, f: Filter) -> collections.deque:
@@ -119,9 +129,24 @@ class EpisodeLog(ScrollView, can_focus=True):
         return rows
 
     def add(self, records: list[EpisodeRecord]) -> None:
-        """Records oldest first."""
+        """Records oldest first; held back (and counted) while the cursor is away from the top."""
         if not records:
             return
+        if self.cursor > 0:
+            self._held.extend(records)
+            self.waiting += len(records)
+            self.post_message(self.Waiting(self.waiting))
+            return
+        self._show(records)
+
+    def _release_held(self) -> None:
+        if self.waiting:
+            held, self.waiting = list(self._held), 0
+            self._held.clear()
+            self._show(held)
+            self.post_message(self.Waiting(0))
+
+    def _show(self, records: list[EpisodeRecord]) -> None:
         before = len(self.rows)
         shown = 0
         for rec in records:
@@ -143,18 +168,14 @@ class EpisodeLog(ScrollView, can_focus=True):
             self.set_reactive(EpisodeLog.virtual_size, size)
 
     def _rows_changed(self, added: int, before: int) -> None:
-        count = len(self.rows)
-        self._set_row_count(count)
-        if self.cursor > 0:  # keep the cursor on the same episode as new ones arrive above it
-            self.set_reactive(EpisodeLog.cursor, min(count - 1, self.cursor + added))
-            if self.scroll_y > 0 or self.cursor >= self.scrollable_content_region.height:
-                self.scroll_to(y=min(self.scroll_y + added, max(0, count - self.scrollable_content_region.height)),
-                               animate=False, immediate=True)
+        self._set_row_count(len(self.rows))  # shown only with the cursor on the newest row: nothing moves
         if len(self._lines) > 4 * self.cap:
             self._lines.clear()
         self.refresh()
 
     def set_filter(self, f: Filter) -> None:
+        self.set_reactive(EpisodeLog.cursor, 0)
+        self._release_held()
         self.filter = f
         self.set_reactive(EpisodeLog.cursor, 0)
         self._set_row_count(len(self.rows))
@@ -178,6 +199,8 @@ class EpisodeLog(ScrollView, can_focus=True):
             return
         row = max(0, min(count - 1, row))
         self.cursor = row
+        if row == 0:  # back at the top: what arrived meanwhile comes in, newest first
+            self._release_held()
         height = max(1, self.scrollable_content_region.height)
         if row < self.scroll_y:
             self.scroll_to(y=row, animate=False, immediate=True)
