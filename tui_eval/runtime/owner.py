@@ -37,6 +37,9 @@ class RunOwner:
         self.spec = spec
         self.log_path = Path(spec.log or "")
         self.lock = ownership.claim(self.log_path, resuming=resuming)
+        if not resuming:  # the run exists (and is listed) from now on, even if loading fails
+            RunLog(self.log_path).set_meta(spec=spec.to_json(), checkpoint=spec.checkpoint, status="loading",
+                                           started_at=time.time(), pid=os.getpid())
         registry.register(self.log_path)
         self.control: ControlServer | None = None
         self.engine: Engine | None = None

@@ -1,0 +1,181 @@
+"""Long runs over SSH, with real processes and real signals: detach, attach, a terminal that goes away,
+SIGTERM, SIGKILL and resume, one writer per log, output paths checked first, nothing on the network."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import CARTPOLE, ROOT, cli, wait_until
+from test_cli_bad_input import assert_one_line_error
+
+from tui_eval.runtime import ownership
+from tui_eval.store import RunLog
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
+
+
+def _seeds(log: Path) -> dict[str, Counter]:
+    with sqlite3.connect(f"file:{log}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT path, seed, block FROM episodes").fetchall()
+    counts: dict[str, Counter] = {}
+    for path, seed, block in rows:
+        counts.setdefault(path, Counter())[(block, seed)] += 1
+    return counts
+
+
+def _status(log: Path) -> str:
+    return RunLog(log, readonly=True).meta().get("status")
+
+
+def _count(log: Path) -> int:
+    try:
+        return RunLog(log, readonly=True).count()
+    except Exception:  # not created yet
+        return 0
+
+
+def _shell_env() -> str:
+    """The environment a tmux pane needs to find this checkout and the tests' run registry."""
+    keep = ("TUI_EVAL_STATE", "RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")
+    pairs = [f"{k}={os.environ[k]}" for k in keep if k in os.environ]
+    return " ".join([f"PYTHONPATH={ROOT}", "TERM=xterm-256color", *pairs])
+
+
+def _tmux(session: str, command: str) -> None:
+    subprocess.run(["tmux", "new-session", "-d", "-x", "120", "-y", "40", "-s", session,
+                    f"{_shell_env()} {command}"], check=True)
+
+
+def test_detach_attach_then_the_viewers_terminal_goes_and_the_run_finishes(tmp_path):
+    log, summary = tmp_path / "det.sqlite", tmp_path / "det.json"
+    started = cli(CARTPOLE, "--detach", "--paths", "connectors", "--episodes", "60", "--num-envs", "2",
+                  "--log", log, "--json", summary, cwd=tmp_path)
+    assert started.returncode == 0, started.stderr
+    assert "run det started in the background" in started.stdout and str(log) in started.stdout
+    assert ownership.holder(log) is not None  # the background process holds the log
+    assert _status(log) in ("loading", "running")
+    wait_until(lambda: _count(log) > 0, timeout=120)
+    if shutil.which("tmux"):
+        session = f"tui-eval-attach-{os.getpid()}"
+        _tmux(session, f"{sys.executable} -m tui_eval.cli attach det; sleep 30")
+        wait_until(lambda: "attached to the live run" in subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+            or _status(log) == "done", timeout=60)
+        subprocess.run(["tmux", "kill-session", "-t", session])  # SIGHUP to the attached app
+    wait_until(lambda: ownership.holder(log) is None, timeout=180)
+    assert _status(log) == "done"
+    document = json.loads(summary.read_text())
+    logged = sorted((r.seed, r.ret) for r in RunLog(log, readonly=True).records())
+    assert logged == sorted((e["seed"], e["return"]) for e in document["episodes"]) and len(logged) == 60
+    assert document["status"] == "done"
+
+
+@needs_tmux
+def test_the_foreground_app_survives_its_terminal(tmp_path):
+    log = tmp_path / "fg.sqlite"
+    session = f"tui-eval-hup-{os.getpid()}"
+    _tmux(session, f"{sys.executable} -m tui_eval.cli {CARTPOLE} --paths connectors --episodes 400 "
+                   f"--num-envs 2 --log {log}; sleep 60")
+    wait_until(lambda: _count(log) >= 5, timeout=120)
+    subprocess.run(["tmux", "kill-session", "-t", session])  # the SSH connection drops
+    time.sleep(1.0)
+    assert _count(log) < 400 and ownership.holder(log) is not None  # still running, without a terminal
+    wait_until(lambda: ownership.holder(log) is None, timeout=240)
+    assert _status(log) == "done"
+    assert sorted(_seeds(log)["connectors"].values()) == [1] * 400
+    attached = cli("attach", "fg", "--headless", cwd=tmp_path)
+    assert attached.returncode == 0 and "(done)" in attached.stdout
+
+
+def test_sigkill_then_resume_runs_every_seed_exactly_once(tmp_path):
+    log = tmp_path / "k.sqlite"
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
+    proc = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", str(CARTPOLE), "--headless", "--episodes", "120",
+                             "--num-envs", "3", "--seeds", "5000:5120", "--explore", "evaluate=off", "--log", str(log)],
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_until(lambda: _count(log) >= 20, timeout=180)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    assert 0 < _count(log) < 240
+    assert cli("ls", cwd=tmp_path).stdout.count("interrupted (process gone)") >= 1
+    resumed = cli("resume", "k", "--headless", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    seeds = _seeds(log)
+    for path in ("evaluate", "connectors"):
+        assert sorted(seeds[path]) == [(0, s) for s in range(5000, 5120)], path
+        assert set(seeds[path].values()) == {1}, path
+    assert _status(log) == "done"
+    assert "EQUIVALENT" in resumed.stdout or "UNDECIDED" in resumed.stdout  # identical seed by seed
+
+
+def test_one_writer_per_log_and_stop(tmp_path):
+    log = tmp_path / "one.sqlite"
+    first = cli(CARTPOLE, "--detach", "--paths", "connectors", "--episodes", "100000", "--log", log, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    second = cli(CARTPOLE, "--headless", "--paths", "connectors", "--log", log, cwd=tmp_path)
+    assert_one_line_error(second, "is in use by run 'one'")
+    wait_until(lambda: _count(log) > 0, timeout=120)
+    stopped = cli("stop", "one", cwd=tmp_path)
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout, stopped.stderr
+    assert _status(log) == "stopped" and ownership.holder(log) is None
+    again = cli(CARTPOLE, "--headless", "--paths", "connectors", "--log", log, cwd=tmp_path)
+    assert_one_line_error(again, "already holds a run", "tui-eval resume")
+
+
+@pytest.mark.parametrize("option", ["--log", "--json"])
+def test_unwritable_output_paths_exit_2_at_once(option, tmp_path):
+    started = time.monotonic()
+    proc = cli(CARTPOLE, "--headless", option, "/proc/x.out", cwd=tmp_path)
+    assert time.monotonic() - started < 10  # the interpreter starts, nothing is loaded
+    assert_one_line_error(proc, f"{option} /proc/x.out")
+
+
+def test_json_never_creates_folders(tmp_path):
+    proc = cli(CARTPOLE, "--headless", "--json", tmp_path / "no" / "such" / "x.json", cwd=tmp_path)
+    assert_one_line_error(proc, "does not exist")
+    assert not (tmp_path / "no").exists()
+
+
+def _listeners() -> set[tuple[str, int]]:
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as fh:
+            for line in fh.readlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A":  # LISTEN
+                    address, port = fields[1].rsplit(":", 1)
+                    found.add((address, int(port, 16)))
+    return found
+
+
+LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000"}
+
+
+def test_ray_started_by_a_run_listens_on_loopback_only(tmp_path):
+    before = _listeners()
+    log = tmp_path / "net.sqlite"
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
+    proc = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", str(CARTPOLE), "--headless", "--paths", "evaluate",
+                             "--episodes", "100000", "--log", str(log)], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: _count(log) >= 3, timeout=180)  # Ray is up: the evaluate path is running
+        new = _listeners() - before
+        assert new, "Ray's servers were expected to listen somewhere"
+        exposed = [(a, p) for a, p in new if a not in LOOPBACK]
+        assert not exposed, f"listening beyond loopback: {exposed}"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 143
+    assert _status(log) == "stopped"
+    assert not list(Path("/tmp").glob(f"tui-eval-ray-{proc.pid}-*"))  # its session files are gone
