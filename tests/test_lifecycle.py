@@ -146,23 +146,56 @@ def test_json_never_creates_folders(tmp_path):
     assert not (tmp_path / "no").exists()
 
 
-def _listeners() -> set[tuple[str, int]]:
+def _listeners(pids: set[int] | None = None) -> set[tuple[str, int]]:
+    """Listening TCP sockets (hex address as /proc writes it, port), of the given processes when named."""
+    inodes = None if pids is None else _socket_inodes(pids)
     found = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with open(table) as fh:
             for line in fh.readlines()[1:]:
                 fields = line.split()
-                if fields[3] == "0A":  # LISTEN
+                if fields[3] == "0A" and (inodes is None or fields[9] in inodes):  # LISTEN
                     address, port = fields[1].rsplit(":", 1)
                     found.add((address, int(port, 16)))
     return found
+
+
+def _process_tree(root: int) -> set[int]:
+    """`root` and every process descended from it (Ray's GCS, raylet, workers, agents)."""
+    parents = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                parents[int(proc.name)] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    tree, grew = {root}, True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grew = True
+    return tree
+
+
+def _socket_inodes(pids: set[int]) -> set[str]:
+    inodes = set()
+    for pid in pids:
+        try:
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+        except OSError:
+            continue
+    return inodes
 
 
 LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000"}
 
 
 def test_ray_started_by_a_run_listens_on_loopback_only(tmp_path):
-    before = _listeners()
     log = tmp_path / "net.sqlite"
     env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
     proc = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", str(CARTPOLE), "--headless", "--paths", "evaluate",
@@ -170,12 +203,56 @@ def test_ray_started_by_a_run_listens_on_loopback_only(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_until(lambda: _count(log) >= 3, timeout=180)  # Ray is up: the evaluate path is running
-        new = _listeners() - before
-        assert new, "Ray's servers were expected to listen somewhere"
-        exposed = [(a, p) for a, p in new if a not in LOOPBACK]
+        ours = _listeners(_process_tree(proc.pid))  # other processes on this machine are not this run's
+        assert len(ours) >= 3, "Ray's GCS, raylet and workers were expected to listen"
+        exposed = [(a, p) for a, p in ours if a not in LOOPBACK]
         assert not exposed, f"listening beyond loopback: {exposed}"
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 143
     assert _status(log) == "stopped"
     assert not list(Path("/tmp").glob(f"tui-eval-ray-{proc.pid}-*"))  # its session files are gone
+
+
+CHROMIUM = shutil.which("chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _viewer_processes(log: Path) -> list[int]:
+    """Processes running `tui-eval attach LOG` (the app textual-serve starts per browser tab)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"attach" in argv and str(log).encode() in argv and b"--serve" not in argv:
+                found.append(int(proc.name))
+    return found
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (CI installs it)")
+def test_attach_serve_in_a_browser_on_loopback_only(tmp_path):
+    log = tmp_path / "web.sqlite"
+    assert cli(CARTPOLE, "--detach", "--paths", "connectors", "--episodes", "100000", "--log", log,
+               cwd=tmp_path).returncode == 0
+    port = 18000 + os.getpid() % 1000
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
+    server = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", "attach", "web", "--serve", "--port", str(port)],
+                              cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until(lambda: any(p == port for _, p in _listeners()), timeout=60)
+        bound = {a for a, p in _listeners() if p == port}
+        assert bound and bound <= LOOPBACK, bound  # not reachable on any other address
+        page = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium'}",
+                               "--virtual-time-budget=15000", "--dump-dom", f"http://127.0.0.1:{port}/"],
+                              capture_output=True, text=True, timeout=120)
+        assert "tui-eval · web" in page.stdout, page.stdout[-2000:]
+        wait_until(lambda: _viewer_processes(log), timeout=60)  # the tab got a viewer of this very run
+    finally:
+        server.terminate()
+        server.wait(30)
+        cli("stop", "web", cwd=tmp_path)
+    assert _status(log) == "stopped"
