@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from tui_eval.spec import EpisodeRecord  # noqa: E402
 from tui_eval.store import RunLog  # noqa: E402
+from tui_eval.summary import replay  # noqa: E402
 
 PATHS = ("evaluate", "connectors")
 
@@ -42,6 +43,10 @@ def write_log(path: Path, episodes: int) -> None:
             "finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             [(r.path, r.seed, r.block, r.ret, r.length, None, 0, None, r.wall_s, 0, 0.0) for r in rows])
         log._db.execute("COMMIT")
+    # what the run's owner writes when it ends: its final numbers (see runtime/owner.py)
+    stats = replay(log.meta(), rows)
+    log.set_meta(snapshot={"paths": {n: s.summary() for n, s in stats.paths.items()},
+                           "comparison": stats.comparison_summary()})
     log.close()
 
 

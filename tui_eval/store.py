@@ -42,6 +42,15 @@ def _from_row(row: tuple) -> EpisodeRecord:
                          explore=None if explore is None else bool(explore))
 
 
+def _plain(value: Any) -> Any:
+    """numpy scalars and sets in metadata, as JSON has them."""
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
 class RunLog:
     """Append-only episode log of one run (thread-safe for writers)."""
 
@@ -65,7 +74,7 @@ class RunLog:
         with self._lock:
             self._db.executemany(
                 "INSERT OR REPLACE INTO run (key, value) VALUES (?, ?)",
-                [(k, json.dumps(v)) for k, v in values.items()],
+                [(k, json.dumps(v, default=_plain)) for k, v in values.items()],
             )
 
     def append(self, rec: EpisodeRecord) -> None:

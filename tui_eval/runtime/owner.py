@@ -70,8 +70,14 @@ class RunOwner:
                                 explore={n: engine.explore_of(n) for n in engine.paths})
         elif isinstance(event, EpisodeFinished) and time.monotonic() - self._verdict_at > VERDICT_EVERY_S:
             self._verdict_at = time.monotonic()
-            _, comparison = engine.snapshot()
-            engine.log.set_meta(verdict=None if comparison is None else comparison.get("verdict"))
+            self._write_snapshot(engine)
+
+    @staticmethod
+    def _write_snapshot(engine: Engine) -> None:
+        """The current numbers, for `ls` (the verdict) and for a viewer while it reads a long log."""
+        paths, comparison = engine.snapshot()
+        engine.log.set_meta(verdict=None if comparison is None else comparison.get("verdict"),
+                            snapshot={"paths": paths, "comparison": comparison})
 
     def install_signals(self, on_term: Callable[[], None] | None = None,
                         on_hangup: Callable[[], None] | None = None) -> None:
@@ -113,6 +119,7 @@ class RunOwner:
     def close(self, status: str, **meta: Any) -> None:
         """Write the run's final status, stop serving, let the log go and stop the local Ray."""
         if self.engine is not None:
+            self._write_snapshot(self.engine)
             self.engine.log.set_meta(status=status, state="done", finished_at=time.time(), **meta)
         elif self.log_path.is_file():
             RunLog(self.log_path).set_meta(status=status, finished_at=time.time(), **meta)

@@ -178,7 +178,7 @@ class LogSource:
                 self._explore[rec.path] = rec.explore
             with self._stats_lock:
                 self.stats.add(rec)
-                if rec.block == len(self.blocks) - 1:
+                if len(self.blocks) > 1 and rec.block == len(self.blocks) - 1:  # one block: stats is it
                     self.block_stats.add(rec)
             records.append(rec)
         if records:
@@ -199,6 +199,8 @@ class LogSource:
         self._set_state(state)
         blocks = self._meta.get("blocks")
         if blocks and len(blocks) >= len(self.blocks):
+            if len(blocks) > len(self.blocks):
+                self.block_stats = self._fresh_stats()
             self.blocks = [SeedBlock(int(a), b) for a, b in blocks]
         self._explore.update(self._meta.get("explore") or {})
 
@@ -209,7 +211,11 @@ class LogSource:
 
     def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], dict | None]:
         """Per-path and comparison summaries, read under the lock the poller adds records under."""
-        stats = self.block_stats if current_block_only else self.stats
+        snapshot = self._meta.get("snapshot")
+        if not self._replayed.is_set() and snapshot and not current_block_only:
+            # a long log is still being read: show the numbers its run last wrote (final when finished)
+            return snapshot["paths"], snapshot["comparison"]
+        stats = self.block_stats if current_block_only and len(self.blocks) > 1 else self.stats
         with self._stats_lock:
             paths = {name: s.summary() for name, s in stats.paths.items()}
             return paths, stats.comparison_summary()
