@@ -163,6 +163,24 @@ def _carry_on_detached(app, owner: RunOwner) -> int:
     return EXIT_TERMINATED if owner.terminated else EXIT_OK
 
 
+def _wait_while_loading(log: Path, timeout: float = 600.0) -> None:
+    """A live run still loading its checkpoint has no paths or controls yet: wait for them."""
+    from tui_eval.runtime import ownership
+    from tui_eval.store import RunLog
+
+    deadline = time.monotonic() + timeout
+    said = False
+    while ownership.holder(log) is not None and time.monotonic() < deadline:
+        meta = RunLog(log, readonly=True).meta()
+        if meta.get("status") != "loading" and meta.get("control"):
+            return
+        if not said:
+            sys.stderr.write(f"run {log.stem} is loading its checkpoint; waiting (Ctrl-C to give up)…\n")
+            sys.stderr.flush()
+            said = True
+        time.sleep(0.2)
+
+
 def run_viewer(log_path: str | Path) -> int:
     """`tui-eval attach`: the same app over a run log (live or finished); a live run's controls work
     through its control channel."""
@@ -171,6 +189,7 @@ def run_viewer(log_path: str | Path) -> int:
     from tui_eval.ui.app import EvalApp
 
     control = ControlClient(log_path)
+    _wait_while_loading(Path(log_path))
     live = ownership.holder(log_path) is not None and control.available()
     app = EvalApp(log_path=log_path, control=control if live else None)
     code = app.run()

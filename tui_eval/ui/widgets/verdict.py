@@ -13,6 +13,10 @@ from .palette import VERDICT_STYLES
 
 
 def verdict_text(c: dict[str, Any] | None, single_path: str | None = None) -> Text:
+    if c is None and single_path is None:  # two paths, no numbers yet: still loading
+        text = Text(" WAITING ", style="bold black on #b2b2b2", no_wrap=True, overflow="ellipsis")
+        text.append("  the verdict comes with the first episodes of both paths", style="dim")
+        return text
     if c is None:
         text = Text(" ONE PATH ", style="bold black on #b2b2b2", no_wrap=True, overflow="ellipsis")
         text.append(f"  only {single_path or 'one path'} runs: nothing to compare (run two with --paths A,B)",
