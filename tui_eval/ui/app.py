@@ -338,7 +338,7 @@ class EvalApp(App[int]):
     def _on_engine_event(self, event: Event) -> None:
         status = self.query_one(StatusLine)
         if isinstance(event, StateChanged):
-            if self.plan is None and event.state not in ("paused", "running"):
+            if self.readonly or (self.plan is None and event.state not in ("paused", "running")):
                 if event.state in ("done", "stale", "stopped", "interrupted", "failed"):
                     status.say(f"the run log says: {event.state}" if event.state != "stale" else
                                "no new record for a while: the run may have died (its log says running)")
