@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
@@ -187,7 +186,8 @@ def run(argv: list[str]) -> int:
             err.write(f"{key:>17}: {value}\n")
         err.write(f"{'seeds':>17}: {plan.seeds} ({plan.seeds_note})\n")
         for name in plan.paths:
-            err.write(f"{'explore ' + name:>17}: {'on' if plan.explore[name] else 'off'} ({plan.explore_source[name]})\n")
+            explore = "on" if plan.explore[name] else "off"
+            err.write(f"{'explore ' + name:>17}: {explore} ({plan.explore_source[name]})\n")
         err.write(f"{'log':>17}: {plan.log_path}\n")
         err.flush()
         from tui_eval.headless import run_headless

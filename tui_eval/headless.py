@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui_eval.engine import Engine
-from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed
+from tui_eval.events import BlockStarted, Event, PathFailed
 from tui_eval.format import num, summary_table
 from tui_eval.summary import build_summary
 

@@ -97,5 +97,6 @@ def attach(argv: list[str]) -> int:
     sys.stdout.write(f"{path} ({meta.get('status', '?')})\n{summary_table(summary)}\n")
     for failure in meta.get("path_errors") or []:
         state = "given up" if failure.get("gave_up") else "loaded afresh"
-        sys.stdout.write(f"\npath {failure['path']} failed ({state}): {failure['message']}\n{failure.get('details', '')}")
+        sys.stdout.write(f"\npath {failure['path']} failed ({state}): {failure['message']}\n"
+                         f"{failure.get('details', '')}")
     return 0

@@ -6,9 +6,9 @@ import datetime as dt
 import importlib.metadata
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from tui_eval.engine import Engine
 from tui_eval.kinds import load_kind
@@ -108,7 +108,8 @@ def cpu_threads(paths: int, device: str) -> tuple[int | None, str]:
     if not device.startswith("cpu"):
         return None, "torch's default (policy on GPU)"
     threads = max(1, (os.cpu_count() or 1) // max(1, paths))
-    return threads, f"{threads} per path ({os.cpu_count()} cores shared by {paths} paths; TUI_EVAL_TORCH_THREADS=N to change)"
+    return threads, (f"{threads} per path ({os.cpu_count()} cores shared by {paths} paths; "
+                     "TUI_EVAL_TORCH_THREADS=N to change)")
 
 
 def share_cpu_threads(paths: int, device: str = "cpu") -> None:

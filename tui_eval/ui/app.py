@@ -17,8 +17,8 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -33,8 +33,19 @@ from . import messages as msg
 from .export import export_paths, export_run
 from .inbox import Inbox
 from .source import FACT_KEYS, LiveSource, LogSource
-from .widgets import (ComparisonTable, EpisodeLog, ExploreScreen, HelpScreen, Histograms, LogHeader,
-                      RunHeader, SeedDetail, Sparklines, StatusLine, VerdictBar)
+from .widgets import (
+    ComparisonTable,
+    EpisodeLog,
+    ExploreScreen,
+    HelpScreen,
+    Histograms,
+    LogHeader,
+    RunHeader,
+    SeedDetail,
+    Sparklines,
+    StatusLine,
+    VerdictBar,
+)
 from .widgets.comparison_table import TableData
 from .widgets.episode_log import Filter
 from .widgets.run_header import HeaderInfo
