@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import fault_envs
 import pytest
 from conftest import CARTPOLE, PENDULUM
 from engine_helpers import by_seed, plan_for, run_to_end
-
-import fault_envs
 
 
 @pytest.mark.parametrize("checkpoint", [CARTPOLE, PENDULUM], ids=["discrete-cartpole", "continuous-pendulum"])
 def test_explore_off_gives_equal_returns_per_seed(checkpoint, tmp_path):
     engine, records = run_to_end(checkpoint, "--episodes", "10", "--num-envs", "4", "--seeds", "500:510",
-                                 "--explore", "evaluate=off", "--explore", "connectors=off", log=tmp_path / "run.sqlite")
+                                 "--explore", "evaluate=off", "--explore", "connectors=off",
+                                 log=tmp_path / "run.sqlite")
     evaluate, connectors = by_seed(records, "evaluate"), by_seed(records, "connectors")
     assert sorted(evaluate) == list(range(500, 510))
     assert sorted(connectors) == list(range(500, 510))

@@ -11,16 +11,24 @@ import io
 import json
 
 import pytest
+from ui_helpers import live_plan, plain, wait_for
 
 from tui_eval.cli import build_parser, spec_from_args
-from tui_eval.session import plan_run
 from tui_eval.events import PathFailed
+from tui_eval.session import plan_run
 from tui_eval.store import RunLog
 from tui_eval.ui.app import EXIT_BAD_INPUT, EvalApp, finish_live
 from tui_eval.ui.export import export_paths
-from tui_eval.ui.widgets import (ComparisonTable, EpisodeLog, Histograms, RunHeader, SeedDetail, Sparklines,
-                                 StatusLine, VerdictBar)
-from ui_helpers import live_plan, plain, wait_for
+from tui_eval.ui.widgets import (
+    ComparisonTable,
+    EpisodeLog,
+    Histograms,
+    RunHeader,
+    SeedDetail,
+    Sparklines,
+    StatusLine,
+    VerdictBar,
+)
 
 NUM_ENVS = 4
 

@@ -8,6 +8,7 @@ import math
 import threading
 
 import numpy as np
+from ui_helpers import synthetic_log
 
 from tui_eval.events import BlockStarted, EpisodeFinished
 from tui_eval.spec import EpisodeRecord, SeedBlock
@@ -15,7 +16,6 @@ from tui_eval.stats import PathStats
 from tui_eval.store import RunLog
 from tui_eval.ui.charts import INVALID_MARK, Histogram, bin_count, histogram_lines, progress_bar, sparkline
 from tui_eval.ui.export import export_paths, export_run
-from ui_helpers import synthetic_log
 
 
 def rec(path: str, seed: int, ret: float = 1.0, invalid: bool = False) -> EpisodeRecord:
@@ -60,7 +60,7 @@ def test_histogram_is_incremental_and_exact():
     stats = PathStats()
     rng = np.random.default_rng(1)
     hist = Histogram()
-    for round_ in range(5):
+    for _round in range(5):
         for x in rng.normal(size=300):
             stats.add(EpisodeRecord(path="a", seed=0, ret=float(x), length=1))
         lo, hi = hist.extent(stats)

@@ -11,11 +11,10 @@ import collections
 import threading
 import time
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
-from tui_eval.events import (BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished,
-                             StateChanged)
 from tui_eval.errors import first_line
+from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, StateChanged
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import RunStats
@@ -28,7 +27,7 @@ Subscriber = Callable[[Event], None]
 class _Feed:
     """One path's view of the seed schedule (see paths.base.SeedFeed)."""
 
-    def __init__(self, engine: "Engine", name: str):
+    def __init__(self, engine: Engine, name: str):
         self._engine = engine
         self._name = name
 

@@ -7,7 +7,8 @@ import importlib
 import math
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -138,7 +139,8 @@ class GuardedEnv(gym.Wrapper):
         if type(action) not in _INTEGER_TYPES and not all_finite(action):
             return self._invalid(f"non-finite action at step {self._steps}")
         started = time.perf_counter()
-        STEPPING[threading.get_ident()] = (started, self.seed, self.block)  # seen by the engine's watchdog if the step never returns
+        # seen by the engine's watchdog if the step never returns
+        STEPPING[threading.get_ident()] = (started, self.seed, self.block)
         try:
             obs, reward, terminated, truncated, info = self.env.step(action)
         except Exception as exc:

@@ -70,7 +70,8 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
             }
     comparison = stats.comparison_summary()
     document = {
-        "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"), "env": meta.get("env"),
+        "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"),
+        "env": meta.get("env"),
         "seeds": meta.get("seeds"), "versions": meta.get("versions"), "paths": paths,
         "comparison": comparison, "episodes": [r.to_json() for r in records],
     }

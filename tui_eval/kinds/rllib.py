@@ -175,7 +175,8 @@ class RllibKind(CheckpointKind):
                                f"{', '.join(self.module_ids)}")
             return self.spec.module
         if len(self.module_ids) > 1:
-            raise BadInput(f"the checkpoint has several modules ({', '.join(self.module_ids)}); pick one with --module ID")
+            raise BadInput(f"the checkpoint has several modules ({', '.join(self.module_ids)}); "
+                           "pick one with --module ID")
         return self.module_ids[0]
 
     @property

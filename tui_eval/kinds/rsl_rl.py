@@ -28,7 +28,6 @@ import copy
 import hashlib
 import inspect
 import json
-import os
 import re
 import warnings
 from pathlib import Path
@@ -610,8 +609,9 @@ class RslRlKind(CheckpointKind):
         from tui_eval.paths.rsl_vecenv import make_eval_vecenv
 
         seeds = self.spec.seeds.start if self.spec.seeds is not None else HELD_OUT_START
-        return make_eval_vecenv(env_id=self.env_id, env_config=self.env_config, num_envs=self.spec.num_envs or DEFAULT_NUM_ENVS,
-                                device=self.spec.device, success_key=self.spec.success_key,
+        return make_eval_vecenv(env_id=self.env_id, env_config=self.env_config,
+                                num_envs=self.spec.num_envs or DEFAULT_NUM_ENVS, device=self.spec.device,
+                                success_key=self.spec.success_key,
                                 step_timeout=self.spec.step_timeout, vecenv=self.vecenv, seed=seeds,
                                 agent_cfg=self.cfg)
 
@@ -649,7 +649,7 @@ class RslRlKind(CheckpointKind):
         stop = None if episodes is None else HELD_OUT_START + episodes
         why = (f"held out: training seeded from the agent cfg's seed={seed} and counted up from it; evaluation "
                f"starts at {HELD_OUT_START}" if seed is not None else
-               f"held out: far above the small seeds rsl_rl / Isaac Lab training uses (42 by default)")
+               "held out: far above the small seeds rsl_rl / Isaac Lab training uses (42 by default)")
         if self.vecenv:
             why += "; the --vecenv factory seeds its worlds itself, tui-eval labels episodes with these seeds"
         return SeedBlock(HELD_OUT_START, stop), why

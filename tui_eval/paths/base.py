@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from tui_eval.spec import EpisodeRecord
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import importlib
 import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import gymnasium as gym
 

@@ -21,8 +21,9 @@ import logging
 import os
 import shutil
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import torch

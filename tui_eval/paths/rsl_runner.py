@@ -17,8 +17,9 @@ import copy
 import io
 import warnings
 from abc import abstractmethod
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import torch

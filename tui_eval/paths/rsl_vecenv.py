@@ -49,8 +49,9 @@ import inspect
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -58,8 +59,17 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from tui_eval.envs import (BLOCK_KEY, INVALID_KEY, SEED_KEY, STEPPING, SUCCESS_CONVENTIONS, SUCCESS_KEY, GuardedEnv,
-                           check_env_id, import_registrations)
+from tui_eval.envs import (
+    BLOCK_KEY,
+    INVALID_KEY,
+    SEED_KEY,
+    STEPPING,
+    SUCCESS_CONVENTIONS,
+    SUCCESS_KEY,
+    GuardedEnv,
+    check_env_id,
+    import_registrations,
+)
 from tui_eval.spec import BadInput
 
 SeedSource = Callable[[], "tuple[int, int] | None"]
@@ -408,7 +418,7 @@ class FactoryVecEnv(EvalVecEnv):
         # non-finite observations / rewards, per world
         ok = torch.isfinite(rew).reshape(n)
         ok_obs = torch.ones(n, dtype=torch.bool, device=ok.device)
-        for key, value in obs.items():
+        for value in obs.values():
             if value.is_floating_point():
                 ok_obs &= torch.isfinite(value).reshape(n, -1).all(dim=1)
         if not bool((ok & ok_obs).all()):

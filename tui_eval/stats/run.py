@@ -13,7 +13,8 @@ Pooling sampled and greedy episodes under one label would report a mean that bel
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tui_eval.spec import EpisodeRecord
 

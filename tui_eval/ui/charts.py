@@ -11,7 +11,7 @@ over plain SSH in any xterm-256color terminal.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from rich.text import Text
