@@ -124,7 +124,7 @@ class EvalVecEnv(VecEnv):
 # ---------------------------------------------------------------------------------------------------- Gymnasium
 
 
-def _group_layout(space: gym.Space) -> list[tuple[str, str | None, int]]:
+def group_layout(space: gym.Space) -> list[tuple[str, str | None, int]]:
     """(group name, key in a Dict observation or None, flat size) per observation group."""
     if isinstance(space, gym.spaces.Box):
         return [("policy", None, int(np.prod(space.shape)))]
@@ -164,7 +164,7 @@ class GymVecEnv(EvalVecEnv):
                            "output continuous actions: pass an env with a Box action space")
         self.action_shape = action_space.shape
         self.num_actions = int(np.prod(action_space.shape))
-        self.groups = _group_layout(self.envs[0].observation_space)
+        self.groups = group_layout(self.envs[0].observation_space)
         spec_steps = self.envs[0].spec.max_episode_steps if self.envs[0].spec is not None else None
         self.max_episode_length = int(spec_steps) if spec_steps else 10**9
         self.cfg = {"env_id": env_id, "env_config": self.env_config}
