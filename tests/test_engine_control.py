@@ -26,7 +26,7 @@ def test_pause_resume_resample_stop(tmp_path):
         engine.pause()
         assert engine.state == "paused"
         # episodes in flight finish (at most one per env), then nothing more
-        wait_until(lambda: not engine._in_flight["connectors"], timeout=30)
+        wait_until(lambda: not engine.in_flight("connectors"), timeout=30)
         settled = engine.log.count()
         threading.Event().wait(0.5)
         assert engine.log.count() == settled

@@ -83,7 +83,7 @@ def test_evaluate_path_pauses_between_episodes_and_runs_every_seed_once(tmp_path
         engine.start()
         wait_until(lambda: engine.log.count() >= 2, timeout=120)
         engine.pause()
-        wait_until(lambda: not engine._in_flight["evaluate"], timeout=60)
+        wait_until(lambda: not engine.in_flight("evaluate"), timeout=60)
         settled = engine.log.count()
         assert settled < 24
         import time

@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
-from tui_eval.paths.base import Emit, InferencePath, SeedFeed
+from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.paths.rllib_fused import FusedPipelines, why_not_fusable
 from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, module_dir
-from tui_eval.paths.vector_env import FeedRelay
 from tui_eval.spec import EpisodeRecord
 
 
@@ -39,7 +39,7 @@ class RllibConnectorsPath(InferencePath):
         self.relay = FeedRelay()
         relay = self.relay
         self.env = recipe.make_vec(num_envs, wrappers=[lambda env: GuardedEnv(
-            env, seed_source=relay, success_key=success_key, step_timeout=step_timeout)])
+            env, feed=relay, success_key=success_key, step_timeout=step_timeout)])
         self.num_envs = num_envs
         reason = "--generic-connectors" if generic_connectors else why_not_fusable(
             self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space)

@@ -22,7 +22,8 @@ import torch
 from tensordict import TensorDict
 
 from tui_eval.errors import first_line
-from tui_eval.paths.base import Emit, InferencePath, SeedFeed
+from tui_eval.feed import SeedFeed
+from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.paths.rsl_load_error import summarise_load_error
 from tui_eval.paths.rsl_model import finalise_obs_groups, quiet
 from tui_eval.paths.rsl_vecenv import IDLE, LIVE, EvalVecEnv
@@ -80,7 +81,7 @@ class RslLoopPath(InferencePath):
         # a --vecenv env may live on another device than the policy (--device): move as rsl_rl's runner does
         policy_device = torch.device(getattr(self, "device", env.device))
         move = policy_device != torch.device(env.device)
-        obs = env.begin(feed.take)
+        obs = env.begin(feed)
         try:
             while env.busy and not feed.cancelled:
                 live = env.state == LIVE  # before the step

@@ -47,7 +47,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,16 +62,14 @@ from tui_eval.envs import (
     BLOCK_KEY,
     INVALID_KEY,
     SEED_KEY,
-    STEPPING,
     SUCCESS_CONVENTIONS,
     SUCCESS_KEY,
     GuardedEnv,
     check_env_id,
     import_registrations,
 )
+from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.spec import BadInput
-
-SeedSource = Callable[[], "tuple[int, int] | None"]
 
 # world states (FactoryVecEnv; GymVecEnv uses LIVE and IDLE only)
 IDLE, LIVE, DISCARD = 0, 1, 2
@@ -91,9 +88,9 @@ class EpisodeEnd:
 
 
 class EvalVecEnv(VecEnv):
-    """An rsl_rl VecEnv whose worlds run labelled episodes, one per seed taken from a seed source.
+    """An rsl_rl VecEnv whose worlds run labelled episodes, one per seed taken from a seed feed.
 
-    After `begin(source)` and after every `step`: `state[i]` says whether world i runs a labelled
+    After `begin(feed)` and after every `step`: `state[i]` says whether world i runs a labelled
     episode (LIVE), an episode that will not be recorded (DISCARD) or nothing (IDLE); `finished` lists
     the labelled episodes that ended. `busy` is False once no world can produce a record any more.
     """
@@ -111,7 +108,7 @@ class EvalVecEnv(VecEnv):
     def busy(self) -> bool:
         return bool((self.state != IDLE).any())
 
-    def begin(self, source: SeedSource) -> TensorDict:
+    def begin(self, feed: SeedFeed) -> TensorDict:
         raise NotImplementedError
 
     def end(self) -> None:
@@ -147,7 +144,7 @@ class GymVecEnv(EvalVecEnv):
         self.num_envs = int(num_envs)
         self.device = torch.device(device)
         self.clip_actions = clip_actions
-        self._source: SeedSource | None = None
+        self._relay = FeedRelay()
         try:
             raw = [gym.make(env_id, **self.env_config) for _ in range(self.num_envs)]
         except BadInput:
@@ -155,7 +152,7 @@ class GymVecEnv(EvalVecEnv):
         except Exception as exc:
             raise BadInput(f"cannot make env {env_id!r} with --env-config {self.env_config}: "
                            f"{type(exc).__name__}: {exc}") from None
-        self.envs = [GuardedEnv(e, seed_source=self._take, success_key=success_key, step_timeout=step_timeout)
+        self.envs = [GuardedEnv(e, feed=self._relay, success_key=success_key, step_timeout=step_timeout)
                      for e in raw]
         action_space = self.envs[0].action_space
         if not isinstance(action_space, gym.spaces.Box):
@@ -193,12 +190,9 @@ class GymVecEnv(EvalVecEnv):
             value = ob if key is None else ob[key]
             self._obs[group][i] = np.asarray(value, dtype=np.float32).reshape(-1)
 
-    def _take(self) -> tuple[int, int] | None:
-        return None if self._source is None else self._source()
-
-    def begin(self, source: SeedSource) -> TensorDict:
-        """Reset every world with the next seed from `source` (worlds that get none stay idle)."""
-        self._source = source
+    def begin(self, feed: SeedFeed) -> TensorDict:
+        """Reset every world with the next seed from `feed` (worlds that get none stay idle)."""
+        self._relay.feed = feed
         self.finished = []
         now = time.perf_counter()
         for i, env in enumerate(self.envs):
@@ -210,7 +204,7 @@ class GymVecEnv(EvalVecEnv):
         return self.get_observations()
 
     def end(self) -> None:
-        self._source = None
+        self._relay.feed = None
 
     def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
         acts = actions.detach().to("cpu", torch.float32).numpy().reshape((self.num_envs, *self.action_shape))
@@ -297,7 +291,7 @@ class FactoryVecEnv(EvalVecEnv):
         self.factory_name = factory_name
         self.success_keys = (success_key,) if success_key else SUCCESS_CONVENTIONS
         self.step_timeout = step_timeout
-        self._source: SeedSource | None = None
+        self._feed: SeedFeed | None = None
         self.inner = self._build()
         self.num_envs = int(self.inner.num_envs)
         self.num_actions = int(self.inner.num_actions)
@@ -345,7 +339,7 @@ class FactoryVecEnv(EvalVecEnv):
 
     # -- labels
     def _label(self, i: int, now: float) -> None:
-        assigned = None if self._source is None else self._source()
+        assigned = None if self._feed is None else self._feed.take()
         if assigned is None:
             self.state[i] = IDLE
             return
@@ -358,8 +352,8 @@ class FactoryVecEnv(EvalVecEnv):
         self.finished.append(EpisodeEnd(i, int(self._seed[i]), int(self._block[i]),
                                         False if reason else success, reason, now - self._t0[i]))
 
-    def begin(self, source: SeedSource) -> TensorDict:
-        self._source = source
+    def begin(self, feed: SeedFeed) -> TensorDict:
+        self._feed = feed
         self.finished = []
         now = time.perf_counter()
         obs = None
@@ -377,7 +371,7 @@ class FactoryVecEnv(EvalVecEnv):
         return obs if isinstance(obs, TensorDict) else self.inner.get_observations()
 
     def end(self) -> None:
-        self._source = None
+        self._feed = None
 
     def _success(self, extras: dict, i: int) -> bool | None:
         for key in self.success_keys:
@@ -397,14 +391,17 @@ class FactoryVecEnv(EvalVecEnv):
             bad_action = ~ok_action.cpu().numpy()
             actions = torch.where(ok_action.unsqueeze(-1), actions, torch.zeros_like(actions))
         self._steps += self.state != IDLE
+        heartbeat = None if self._feed is None else self._feed.heartbeat
+        if heartbeat is not None:  # the engine's watchdog notices a step that never returns
+            heartbeat.step_started(None, -1)  # all worlds step at once: no one world to blame
         started = time.perf_counter()
-        STEPPING[threading.get_ident()] = started  # the engine's watchdog notices a step that never returns
         try:
             obs, rew, dones, extras = self.inner.step(actions)
-        except Exception as exc:
+        except Exception as exc:  # the user's env failed: its worlds are rebuilt, their episodes invalid
             return self._rebuild(f"{type(exc).__name__}: {exc}")
         finally:
-            STEPPING.pop(threading.get_ident(), None)
+            if heartbeat is not None:
+                heartbeat.step_ended()
         now = time.perf_counter()
         reason: list[str | None] = [None] * n
         if bad_action is not None:
