@@ -246,12 +246,8 @@ class EvalApp(App[int]):
         if widget.border_title != title:
             widget.border_title = title
 
-    def _stats(self):
-        return self.source.block_stats if self.view_block else self.source.stats
-
     def _refresh_stats(self) -> None:
         src = self.source
-        stats = self._stats()
         self._stats_dirty = False
         self.summaries, self.comparison = src.summaries(self.view_block)
         data = TableData(paths=self.paths, summaries=self.summaries,
@@ -264,7 +260,7 @@ class EvalApp(App[int]):
             self.query_one(VerdictBar).show(self.comparison, self.paths[0] if len(self.paths) == 1 else None)
         hist = self.query_one(Histograms)
         if hist.display:
-            hist.show(dict(stats.paths))
+            hist.show(src.returns(self.view_block))
         blocks = src.blocks
         title = "comparison · all blocks" if not self.view_block else (
             f"comparison · block {len(blocks) - 1} only (seeds {blocks[-1]})")
