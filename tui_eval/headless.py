@@ -33,7 +33,7 @@ def run_headless(engine: Engine, *, json_path: str | None = None, fail_on_differ
                  out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     events: queue.Queue[Event] = queue.Queue()
     engine.subscribe(events.put)
-    interrupted = []
+    interrupted: list[float] = []
 
     def on_sigint(signum, frame):
         if interrupted:  # a second Ctrl-C: leave now, the log already holds what finished

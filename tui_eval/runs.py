@@ -55,7 +55,7 @@ def list_runs(argv: list[str]) -> int:
         try:
             log = RunLog(path, readonly=True)
             meta = log.meta()
-            counts = {}
+            counts: dict[str, int] = {}
             for rec in log.records():
                 counts[rec.path] = counts.get(rec.path, 0) + 1
             log.close()

@@ -121,7 +121,7 @@ def share_cpu_threads(paths: int, device: str = "cpu") -> None:
         torch.set_num_threads(threads)
 
 
-def start_engine(plan: Plan, on_loaded: Callable[[str, float], None] | None = None) -> Engine:
+def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = None) -> Engine:
     """Load every path (heavy: restores policies, may start ray) and return an engine, not yet started."""
     spec = plan.spec
     share_cpu_threads(len(plan.paths), spec.device)
