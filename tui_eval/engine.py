@@ -19,7 +19,7 @@ from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, Pa
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import EpisodeRecord, SeedBlock
-from tui_eval.stats import RunStats
+from tui_eval.stats import ReturnBounds, ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
 
 MAX_RESTARTS = 3
@@ -66,7 +66,7 @@ class Engine:
         log: RunLog,
         seeds: SeedBlock,
         episodes: int | None = None,
-        return_bounds: tuple[float, float] | None = None,
+        return_bounds: ReturnBounds | None = None,
         equivalence_margin: float | None = None,
         step_timeout: float | None = None,
         rebuild: Callable[[str, bool], InferencePath] | None = None,
@@ -223,6 +223,12 @@ class Engine:
             paths = {name: s.summary() for name, s in stats.paths.items()}
             comparison = stats.comparison_summary()
         return paths, comparison
+
+    def returns_snapshot(self, current_block_only: bool = False) -> dict[str, ReturnsSnapshot]:
+        """Each path's valid returns and counts, frozen under the engine's lock (for histograms)."""
+        stats = self.block_stats if current_block_only else self.stats
+        with self._lock:
+            return {name: s.returns_snapshot() for name, s in stats.paths.items()}
 
     def in_flight(self, name: str | None = None) -> int:
         """Episodes started and not yet recorded, of one path or over all paths."""

@@ -219,8 +219,8 @@ class RllibKind(CheckpointKind):
     def default_return_bounds(self) -> tuple[float, float, str] | None:
         """Bounds known for both paths' envs (a well-known Gymnasium env with only its time limit
         changed); None when either env may reward otherwise (a creator, other make() arguments)."""
-        found = [_known_bounds(recipe) for recipe in (self.env, self.eval_env)]
-        if any(b is None for b in found):
+        found = [b for b in (_known_bounds(recipe) for recipe in (self.env, self.eval_env)) if b is not None]
+        if len(found) < 2:
             return None
         lo, hi = min(b[0] for b in found), max(b[1] for b in found)
         sources = list(dict.fromkeys(b[2] for b in found))
@@ -248,9 +248,10 @@ class RllibKind(CheckpointKind):
             ensure_ray()
 
     def build_path(self, name: str, explore: bool) -> InferencePath:
-        common = dict(checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs(name)[0],
-                      device=self.spec.device, explore=explore, success_key=self.spec.success_key,
-                      step_timeout=self.spec.step_timeout)
+        common: dict[str, Any] = dict(
+            checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs(name)[0],
+            device=self.spec.device, explore=explore, success_key=self.spec.success_key,
+            step_timeout=self.spec.step_timeout)
         if name == "evaluate":
             from tui_eval.paths.rllib_evaluate import RllibEvaluatePath
 

@@ -110,16 +110,15 @@ def _model_block(block: dict[str, Any], where: str, notes: list[str]) -> dict[st
     # rsl_rl 4.x keys → 5.x distribution_cfg
     old = {k: block.pop(k) for k in _DEPRECATED_MODEL_KEYS if k in block}
     if old and _missing(block.get("distribution_cfg")) and old.get("stochastic") is True:
-        dist = "HeteroscedasticGaussianDistribution" if old.get("state_dependent_std") else "GaussianDistribution"
-        block["distribution_cfg"] = {"class_name": dist, "init_std": float(old.get("init_noise_std") or 1.0),
+        dist_name = "HeteroscedasticGaussianDistribution" if old.get("state_dependent_std") else "GaussianDistribution"
+        block["distribution_cfg"] = {"class_name": dist_name, "init_std": float(old.get("init_noise_std") or 1.0),
                                      "std_type": old.get("noise_std_type") or "scalar"}
     if _missing(block.get("distribution_cfg")):
         block["distribution_cfg"] = None
     cls = _resolve(name, where)
     block = _filter(block, cls, where, notes, skip=("self", "obs", "obs_groups", "obs_set", "output_dim"))
-    dist = block.get("distribution_cfg")
-    if isinstance(dist, dict):
-        dist = dict(dist)
+    if isinstance(block.get("distribution_cfg"), dict):
+        dist = dict(block["distribution_cfg"])
         dist.setdefault("class_name", "GaussianDistribution")
         dist_cls = _resolve(str(dist["class_name"]), f"{where} distribution")
         block["distribution_cfg"] = _filter(dist, dist_cls, f"{where}.distribution_cfg", notes,
@@ -164,7 +163,7 @@ def normalise_cfg(raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     elif empirical:
         cfg["actor"].setdefault("obs_normalization", True)
     cfg["actor"] = _model_block(cfg["actor"], "actor", notes)
-    critic = cfg.get("critic") if isinstance(cfg.get("critic"), dict) else {
+    critic: dict[str, Any] = cfg["critic"] if isinstance(cfg.get("critic"), dict) else {
         k: v for k, v in cfg["actor"].items() if k != "distribution_cfg"}
     if empirical:
         critic.setdefault("obs_normalization", True)
@@ -176,7 +175,9 @@ def normalise_cfg(raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         if "Distillation" in algo_cls.__name__:
             raise BadInput("the agent cfg's algorithm is Distillation; tui-eval evaluates PPO policies")
     else:
-        from rsl_rl.algorithms import PPO as algo_cls
+        from rsl_rl.algorithms import PPO
+
+        algo_cls = PPO
     for key in _TRAINING_ONLY_ALGORITHM_KEYS:
         if not _missing(algorithm.pop(key, None)):
             notes.append(f"algorithm: {key} not built (training only)")

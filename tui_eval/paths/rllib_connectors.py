@@ -30,20 +30,23 @@ class RllibConnectorsPath(InferencePath):
 
         self.explore = explore
         self.device = torch.device(device)
-        self.module = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))
-        self.module.to(self.device)
-        self.module.eval()
+        module: Any = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))  # a TorchRLModule
+        module.to(self.device)
+        module.eval()
+        self.module = module
         self.env_to_module = EnvToModulePipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["env_to_module"]))
         self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["module_to_env"]))
         _place_tensors_on(self.env_to_module, self.device)
         self.relay = FeedRelay()
         relay = self.relay
-        self.env = recipe.make_vec(num_envs, wrappers=[lambda env: GuardedEnv(
+        self.env: Any = recipe.make_vec(  # DictInfoToList: infos are a list, one dict per sub-env
+num_envs, wrappers=[lambda env: GuardedEnv(
             env, feed=relay, success_key=success_key, step_timeout=step_timeout)])
         self.num_envs = num_envs
         reason = "--generic-connectors" if generic_connectors else why_not_fusable(
             self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space)
-        self.fused = None if reason else FusedPipelines(self.module, self.module_to_env, self.device)
+        self.fused: FusedPipelines | None = (
+            None if reason else FusedPipelines(self.module, self.module_to_env, self.device))
         mode = ("stock pipelines fused into batched calls" if self.fused
                 else f"pipelines run step by step ({reason})")
         self.description = (f"RLModule + EnvToModule/ModuleToEnv from the checkpoint ({mode}), {num_envs} envs, "
@@ -75,6 +78,7 @@ class RllibConnectorsPath(InferencePath):
         obs, infos = self.env.reset()
         for i in range(n):
             idle[i] = IDLE_KEY in infos[i]
+        assert self.fused is not None
         while not all(idle) and not feed.cancelled:
             _, actions_for_env = self.fused(obs, self.explore, self._t)
             obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)

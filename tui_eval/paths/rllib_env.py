@@ -70,11 +70,13 @@ class EnvRecipe:
         if self.creator is not None:
             context = self.context()
             env_id = f"tui_eval_user_env_{next(_ids)}-v0"  # RLlib uses one shared id; ours never clash
-            gym.register(env_id, entry_point=lambda: self.creator(context))
+            creator = self.creator
+            gym.register(env_id, entry_point=lambda **_: creator(context))
             kwargs: dict[str, Any] = {}
         else:
             env_id, kwargs = self.env, self.env_config
-        vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", wrappers=list(wrappers), **kwargs)
+        vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", wrappers=list(wrappers),  # type: ignore[arg-type]
+                           **kwargs)  # gymnasium types wrappers as returning Wrapper, RLlib's as Env
         return DictInfoToList(vec)
 
 

@@ -79,7 +79,7 @@ class RslLoopPath(InferencePath):
         ret = np.zeros(n)
         length = np.zeros(n, dtype=np.int64)
         # a --vecenv env may live on another device than the policy (--device): move as rsl_rl's runner does
-        policy_device = torch.device(getattr(self, "device", env.device))
+        policy_device = torch.device(getattr(self, "device", None) or env.device)
         move = policy_device != torch.device(env.device)
         obs = env.begin(feed)
         try:

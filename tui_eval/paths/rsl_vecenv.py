@@ -124,9 +124,9 @@ class EvalVecEnv(VecEnv):
 def group_layout(space: gym.Space) -> list[tuple[str, str | None, int]]:
     """(group name, key in a Dict observation or None, flat size) per observation group."""
     if isinstance(space, gym.spaces.Box):
-        return [("policy", None, int(np.prod(space.shape)))]
+        return [("policy", None, int(np.prod(space.shape or ())))]
     if isinstance(space, gym.spaces.Dict) and all(isinstance(s, gym.spaces.Box) for s in space.spaces.values()):
-        return [(str(k), k, int(np.prod(s.shape))) for k, s in space.spaces.items()]
+        return [(str(k), k, int(np.prod(s.shape or ()))) for k, s in space.spaces.items()]
     raise BadInput(f"observation space {space} is not a Box (or a Dict of Boxes); rsl_rl MLP policies take flat "
                    "observation vectors: pass an env with Box observations")
 
@@ -405,11 +405,11 @@ class FactoryVecEnv(EvalVecEnv):
         now = time.perf_counter()
         reason: list[str | None] = [None] * n
         if bad_action is not None:
-            for i in np.flatnonzero(bad_action & live):
+            for i in np.flatnonzero(bad_action & live).tolist():
                 reason[i] = f"non-finite action at step {self._steps[i]}"
         took = now - started
         if self.step_timeout is not None and took > self.step_timeout:
-            for i in np.flatnonzero(live):
+            for i in np.flatnonzero(live).tolist():
                 reason[i] = reason[i] or (f"step {self._steps[i]} took {took:.1f}s > --step-timeout "
                                           f"{self.step_timeout:g}s")
         # non-finite observations / rewards, per world
@@ -420,7 +420,7 @@ class FactoryVecEnv(EvalVecEnv):
                 ok_obs &= torch.isfinite(value).reshape(n, -1).all(dim=1)
         if not bool((ok & ok_obs).all()):
             bad_obs, bad_rew = (~ok_obs).cpu().numpy(), (~ok).cpu().numpy()
-            for i in np.flatnonzero((bad_obs | bad_rew) & live):
+            for i in np.flatnonzero((bad_obs | bad_rew) & live).tolist():
                 what = "observation" if bad_obs[i] else "reward"
                 reason[i] = reason[i] or f"non-finite {what} at step {self._steps[i]}"
             rew = torch.where(ok, rew.reshape(n), torch.zeros_like(rew.reshape(n)))
@@ -429,7 +429,7 @@ class FactoryVecEnv(EvalVecEnv):
                 if value.is_floating_point():
                     obs[key] = torch.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0)
         done_np = dones.reshape(n).cpu().numpy().astype(bool)
-        for i in range(n) if any(reason) else ():
+        for i in range(n) if any(reason) else []:
             if reason[i] is not None and self.state[i] == LIVE:
                 self._finish(i, False, reason[i], now)
                 self.state[i] = DISCARD  # the env ends this episode when it will; it is not recorded
@@ -451,8 +451,8 @@ class FactoryVecEnv(EvalVecEnv):
     def _max_steps(self) -> int:
         limit = getattr(self.inner, "max_episode_length", None)
         try:
-            return int(limit.max()) if isinstance(limit, torch.Tensor) else int(limit)
-        except (TypeError, ValueError):
+            return int(limit.max()) if isinstance(limit, torch.Tensor) else int(limit)  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # no limit, or not a number
             return 10**9
 
     def _rebuild(self, error: str) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:

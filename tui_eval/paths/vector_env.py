@@ -17,7 +17,7 @@ def make_guarded_vector_env(env_id: str, env_config: dict[str, Any], num_envs: i
     as RLlib's SingleAgentEnvRunner builds them (gym.make_vec + DictInfoToList)."""
     import_registrations()
 
-    def guard(env: gym.Env) -> gym.Env:
+    def guard(env: gym.Env) -> gym.Wrapper:
         return GuardedEnv(env, feed=relay, success_key=success_key, step_timeout=step_timeout)
 
     vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", wrappers=[guard], **env_config)

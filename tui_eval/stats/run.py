@@ -19,7 +19,7 @@ from typing import Any
 from tui_eval.spec import EpisodeRecord
 
 from .compare import Comparison
-from .path import PathStats
+from .path import PathStats, ReturnBounds
 
 __all__ = ["PathGroup", "RunStats", "explore_label"]
 
@@ -111,7 +111,8 @@ class RunStats:
     an explore setting; with settings, a pairing is deterministic when both are off.
     """
 
-    def __init__(self, names: list[str], deterministic: bool, return_bounds, margin) -> None:
+    def __init__(self, names: list[str], deterministic: bool, return_bounds: ReturnBounds | None,
+                 margin: float | None) -> None:
         self.names = list(names)
         self.return_bounds = return_bounds
         self.margin = margin
@@ -126,6 +127,7 @@ class RunStats:
         self._current_block = -1
 
     def _new_comparison(self, pairing: tuple | None) -> Comparison:
+        assert self._pair_names is not None
         a, b = self._pair_names
         det = self.deterministic if pairing is None or None in pairing else (not pairing[0] and not pairing[1])
         return Comparison(a, b, margin=self.margin, deterministic=det, return_bounds=self.return_bounds)
@@ -147,6 +149,7 @@ class RunStats:
             self._held.setdefault(rec.block, []).append(rec)
 
     def _comparison_for(self, block: int, seen: dict) -> Comparison:
+        assert self._pair_names is not None
         a, b = self._pair_names
         pairing = (seen[a], seen[b])
         cmp = self.comparisons.get(pairing)
