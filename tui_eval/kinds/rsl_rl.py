@@ -137,7 +137,7 @@ class RslRlKind(CheckpointKind):
         import numpy as np
 
         from tui_eval.envs import check_env_id
-        from tui_eval.paths.rsl_vecenv import group_layout
+        from tui_eval.paths.rsl_eval_env import group_layout
 
         check_env_id(self.env_id)
         try:

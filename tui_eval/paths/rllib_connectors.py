@@ -100,9 +100,6 @@ num_envs, wrappers=[lambda env: GuardedEnv(
 
     def _run_generic(self, feed: SeedFeed, emit: Emit) -> None:
         """SingleAgentEnvRunner's env loop, with both connector pipelines called on every step."""
-        import torch
-        from ray.rllib.core.columns import Columns
-
         n = self.num_envs
         episodes = [self._new_episode() for _ in range(n)]
         shared_data: dict[str, Any] = {}
@@ -117,17 +114,7 @@ num_envs, wrappers=[lambda env: GuardedEnv(
         to_module = self._to_module(episodes, shared_data, obs=obs, infos=infos)
 
         while not all(idle) and not feed.cancelled:
-            # forward_inference/forward_exploration toggle eval() on every call (a walk over all
-            # submodules); the module is kept in eval mode, so their inner methods do the same work.
-            with torch.no_grad():
-                if self.explore:
-                    to_env = self.module._forward_exploration(to_module, t=self._t)
-                else:
-                    to_env = self.module._forward_inference(to_module)
-            to_env = self.module_to_env(rl_module=self.module, batch=to_env, episodes=episodes,
-                                        explore=self.explore, shared_data=shared_data)
-            actions = to_env.pop(Columns.ACTIONS)
-            actions_for_env = to_env.pop(Columns.ACTIONS_FOR_ENV, actions)
+            to_env, actions, actions_for_env = self._forward(to_module, episodes, shared_data)
             obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
             self._t += n
             obs_list, action_list = _unbatch(obs), _unbatch(actions)
@@ -161,6 +148,23 @@ num_envs, wrappers=[lambda env: GuardedEnv(
                     emit(self._record_from(float(episode.get_return()), len(episode), infos[i],
                                            time.perf_counter() - started[i]))
                     episodes[i] = self._new_episode()
+
+    def _forward(self, to_module: Any, episodes: list, shared_data: dict[str, Any]) -> tuple[Any, Any, Any]:
+        """The module's forward pass and the module-to-env pipeline: (extra outputs, actions, actions for env)."""
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        # forward_inference/forward_exploration toggle eval() on every call (a walk over all
+        # submodules); the module is kept in eval mode, so their inner methods do the same work.
+        with torch.no_grad():
+            if self.explore:
+                to_env = self.module._forward_exploration(to_module, t=self._t)
+            else:
+                to_env = self.module._forward_inference(to_module)
+        to_env = self.module_to_env(rl_module=self.module, batch=to_env, episodes=episodes,
+                                    explore=self.explore, shared_data=shared_data)
+        actions = to_env.pop(Columns.ACTIONS)
+        return to_env, actions, to_env.pop(Columns.ACTIONS_FOR_ENV, actions)
 
     def _record_from(self, ret: float, length: int, last_info: dict[str, Any], wall_s: float) -> EpisodeRecord:
         reason = last_info.get(INVALID_KEY)

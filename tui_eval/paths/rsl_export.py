@@ -29,9 +29,9 @@ import numpy as np
 import torch
 from tensordict import TensorDict
 
+from tui_eval.paths.rsl_eval_env import EvalVecEnv
 from tui_eval.paths.rsl_model import finalise_obs_groups, quiet
 from tui_eval.paths.rsl_runner import RslLoopPath, build_runner
-from tui_eval.paths.rsl_vecenv import EvalVecEnv
 from tui_eval.spec import BadInput
 
 

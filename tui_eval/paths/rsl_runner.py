@@ -24,9 +24,9 @@ from tensordict import TensorDict
 from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
 from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.paths.rsl_eval_env import IDLE, LIVE, EvalVecEnv
 from tui_eval.paths.rsl_load_error import summarise_load_error
 from tui_eval.paths.rsl_model import finalise_obs_groups, quiet
-from tui_eval.paths.rsl_vecenv import IDLE, LIVE, EvalVecEnv
 from tui_eval.spec import BadInput, EpisodeRecord
 
 #: what the runner loads for inference: the models and the iteration, not the optimizer (the pre-4.0
