@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_eval.engine import Engine
+from tui_eval.errors import first_line
 from tui_eval.kinds import load_kind
 from tui_eval.kinds.base import CheckpointKind
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
@@ -143,7 +144,7 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
     except Exception as exc:
         for path in built:
             path.close()
-        raise BadInput(f"could not load path {name!r}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}") from exc
+        raise BadInput(f"could not load path {name!r}: {first_line(exc, 180)}") from exc
     log.set_meta(descriptions={p.name: p.description for p in built}, status="running")
     bounds = return_bounds(plan)
     if bounds is not None:
