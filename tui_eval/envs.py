@@ -11,6 +11,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
 
 # Keys GuardedEnv writes into `info`; readers (paths, RLlib callbacks) use these names.
@@ -109,7 +110,7 @@ class GuardedEnv(gym.Wrapper):
         try:
             obs, info = self.env.reset(seed=seed, options=options)
         except Exception as exc:  # a broken world must not stop the run
-            self._pending_invalid = f"env raised on reset: {type(exc).__name__}: {exc}"
+            self._pending_invalid = f"env raised on reset: {first_line(exc)}"
             obs, info = self.observation_space.sample(), {}
         else:
             if not all_finite(obs):
@@ -139,7 +140,7 @@ class GuardedEnv(gym.Wrapper):
         try:
             obs, reward, terminated, truncated, info = self.env.step(action)
         except Exception as exc:  # a broken world must not stop the run: its episode is invalid
-            return self._invalid(f"env raised at step {self._steps}: {type(exc).__name__}: {exc}")
+            return self._invalid(f"env raised at step {self._steps}: {first_line(exc)}")
         finally:
             if heartbeat is not None:
                 heartbeat.step_ended()
@@ -166,8 +167,8 @@ def check_env_id(env_id: str) -> None:
     if module:  # Gymnasium's "package.module:EnvId" form: importing the module registers the env
         try:
             importlib.import_module(module)
-        except Exception as exc:
-            raise BadInput(f"cannot import {module!r} for env {env_id!r} ({type(exc).__name__}: {exc}); "
+        except Exception as exc:  # importing the user's module runs its code
+            raise BadInput(f"cannot import {module!r} for env {env_id!r} ({first_line(exc)}); "
                            "check the module name in --env module:EnvId") from None
     if name not in gym.registry:
         raise BadInput(

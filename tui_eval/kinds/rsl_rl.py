@@ -142,9 +142,9 @@ class RslRlKind(CheckpointKind):
         check_env_id(self.env_id)
         try:
             env = gym.make(self.env_id, **self.env_config)
-        except Exception as exc:
+        except Exception as exc:  # an env's constructor may raise anything
             raise BadInput(f"cannot make env {self.env_id!r} with --env-config {self.env_config}: "
-                           f"{type(exc).__name__}: {exc}") from None
+                           f"{first_line(exc)}") from None
         try:
             groups = {name: size for name, _, size in group_layout(env.observation_space)}
             if not isinstance(env.action_space, gym.spaces.Box):

@@ -96,7 +96,7 @@ def resolve_env(env: Any, env_config: dict[str, Any] | None) -> EnvRecipe:
     if module:  # Gymnasium's "package.module:EnvId": importing the module registers the env
         try:
             importlib.import_module(module)
-        except Exception as exc:
+        except Exception as exc:  # importing the user's module runs its code
             raise BadInput(f"cannot import {module!r} for env {env!r} ({first_line(exc)}); "
                            "check the module name in --env module:EnvId") from None
         creator = _tune_creator(name)

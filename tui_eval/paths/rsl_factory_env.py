@@ -44,6 +44,7 @@ from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
 from tui_eval.envs import SUCCESS_CONVENTIONS
+from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
 from tui_eval.paths.rsl_eval_env import DISCARD, IDLE, LIVE, EpisodeEnd, EvalVecEnv
 from tui_eval.spec import BadInput
@@ -62,8 +63,8 @@ def resolve_factory(text: str) -> Callable[..., VecEnv]:
             obj = getattr(obj, part)
     except BadInput:
         raise
-    except Exception as exc:
-        raise BadInput(f"--vecenv {text}: cannot import it ({type(exc).__name__}: {exc}); pass module:function "
+    except Exception as exc:  # importing the user's module runs its code
+        raise BadInput(f"--vecenv {text}: cannot import it ({first_line(exc)}); pass module:function "
                        "importable from the current directory or the environment") from None
     if not callable(obj):
         raise BadInput(f"--vecenv {text} is not callable; pass a function returning an rsl_rl VecEnv")
@@ -111,8 +112,8 @@ class FactoryVecEnv(EvalVecEnv):
             env = _call_factory(self._factory, self._factory_kwargs)
         except BadInput:
             raise
-        except Exception as exc:
-            raise BadInput(f"--vecenv {self.factory_name} raised {type(exc).__name__}: {exc}") from None
+        except Exception as exc:  # the user's factory may raise anything
+            raise BadInput(f"--vecenv {self.factory_name} raised {first_line(exc)}") from None
         missing = [a for a in ("num_envs", "num_actions", "get_observations", "step") if not hasattr(env, a)]
         if missing:
             raise BadInput(f"--vecenv {self.factory_name} returned a {type(env).__name__} without "
@@ -197,7 +198,7 @@ class FactoryVecEnv(EvalVecEnv):
         try:
             obs, rew, dones, extras = self.inner.step(actions)
         except Exception as exc:  # the user's env failed: its worlds are rebuilt, their episodes invalid
-            return self._rebuild(f"{type(exc).__name__}: {exc}")
+            return self._rebuild(f"{first_line(exc)}")
         finally:
             if heartbeat is not None:
                 heartbeat.step_ended()
@@ -269,7 +270,7 @@ class FactoryVecEnv(EvalVecEnv):
             self._finish(i, False, f"env raised at step {self._steps[i]}: {error}", now)
         try:
             self.inner.close()
-        except Exception:
+        except Exception:  # the env already failed; closing it is best effort
             pass
         self.inner = self._build()
         self.rebuilds += 1
@@ -288,6 +289,6 @@ class FactoryVecEnv(EvalVecEnv):
             close = getattr(self.inner, "close", None)
             if callable(close):
                 close()
-        except Exception:
+        except Exception:  # closing is best effort: the run is over
             pass
 

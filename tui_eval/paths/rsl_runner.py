@@ -59,7 +59,7 @@ def _failed_role(runner, checkpoint: Path) -> str:
     try:
         data = torch.load(str(checkpoint), map_location="cpu", weights_only=True)
         runner.alg.get_policy().load_state_dict(data["actor_state_dict"], strict=True)
-    except Exception:
+    except Exception:  # any failure to load the actor means: the actor did not fit
         return "actor"
     return "critic"
 

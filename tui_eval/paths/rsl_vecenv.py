@@ -36,6 +36,7 @@ from tui_eval.envs import (
     check_env_id,
     import_registrations,
 )
+from tui_eval.errors import first_line
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.paths.rsl_eval_env import IDLE, LIVE, EpisodeEnd, EvalVecEnv, group_layout
 from tui_eval.paths.rsl_factory_env import FactoryVecEnv, resolve_factory
@@ -60,9 +61,9 @@ class GymVecEnv(EvalVecEnv):
             raw = [gym.make(env_id, **self.env_config) for _ in range(self.num_envs)]
         except BadInput:
             raise
-        except Exception as exc:
+        except Exception as exc:  # an env's constructor may raise anything
             raise BadInput(f"cannot make env {env_id!r} with --env-config {self.env_config}: "
-                           f"{type(exc).__name__}: {exc}") from None
+                           f"{first_line(exc)}") from None
         self.envs = [GuardedEnv(e, feed=self._relay, success_key=success_key, step_timeout=step_timeout)
                      for e in raw]
         action_space = self.envs[0].action_space
@@ -154,7 +155,7 @@ class GymVecEnv(EvalVecEnv):
         for env in self.envs:
             try:
                 env.close()
-            except Exception:
+            except Exception:  # closing is best effort: the run is over
                 pass
 
 
