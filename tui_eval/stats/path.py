@@ -1,8 +1,9 @@
 """Per-path statistics, updated in O(1) per episode and summarised on demand.
 
 `PathStats.add` is the hot path (one call per finished episode, possibly millions): plain float
-arithmetic, no numpy calls except one element store. `PathStats.summary` is called by the app on a
-5-10 Hz timer; its costly parts (IQM bootstrap, beta-mixture bounds) are cached.
+arithmetic, no numpy calls except one element store. `PathStats.summary` is called by the app about
+once a second (and by every reader of a finished run); its costly parts (IQM bootstrap, beta-mixture
+bounds) are cached.
 """
 
 from __future__ import annotations
