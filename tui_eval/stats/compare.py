@@ -396,7 +396,11 @@ class Comparison:
         return "; ".join(parts) + f": {result}, {why}"
 
     def summary(self) -> dict[str, Any]:
-        """The comparison as a JSON-serialisable dict (see the module docstring for the verdict)."""
+        """The comparison as a JSON-serialisable dict (see the module docstring for the verdict).
+
+        `diff_cs95` / `success_diff_cs95` keep the public JSON's key names; their level is 1 - `alpha_each`
+        (each of the two metrics gets half of alpha, a parameter: 0.05 unless given), `diff_ci95` is at
+        1 - `alpha`."""
         r = self._return_difference()
         success_diff, success_cs = self._success_difference()
         success_metric = success_cs is not None

@@ -273,7 +273,10 @@ class PathStats:
         return k / n, _pair(wilson_interval(k, n, self.alpha)), _pair(beta_mixture_cs_scalar(k, n, self.alpha))
 
     def summary(self) -> dict[str, Any]:
-        """All numbers of this path as a JSON-serialisable dict (None where undefined)."""
+        """All numbers of this path as a JSON-serialisable dict (None where undefined).
+
+        The "95" in the `*ci95` / `*cs95` keys is the public JSON's name for the default level: every
+        interval is at 1 - `self.alpha`, and alpha is a parameter (0.05 unless given)."""
         n = self.n
         var = self.var
         cs, cs_method = self.cs()

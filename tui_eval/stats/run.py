@@ -23,7 +23,8 @@ from .path import PathStats, ReturnBounds
 
 __all__ = ["PathGroup", "RunStats", "explore_label"]
 
-# summary keys that are statistics of returns or rates (not counts): not pooled across settings
+# summary keys that are statistics of returns or rates (not counts): not pooled across settings. The "95"
+# names the public JSON keys; the level of each interval is 1 - alpha, a parameter of the statistics.
 _STAT_KEYS = ("mean", "std", "min", "max", "ci95", "cs95", "iqm", "iqm_ci95", "success_rate", "success_ci95",
               "success_cs95", "invalid_rate", "invalid_ci95", "invalid_cs95")
 
