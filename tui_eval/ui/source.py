@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui_eval.engine import Engine, RunStats
+from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, StateChanged
 from tui_eval.spec import SeedBlock
-from tui_eval.stats import ReturnsSnapshot
+from tui_eval.stats import ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
 from tui_eval.summary import replay
 
