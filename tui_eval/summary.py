@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tui_eval.engine import RunStats
 from tui_eval.spec import EpisodeRecord
+from tui_eval.stats import RunStats
 
 
 def _clean(value: Any) -> Any:
