@@ -35,7 +35,8 @@ def write_log(path: Path, episodes: int) -> None:
                  facts={"algorithm": "PPO", "env": "CartPole-v1", "module": "default_policy"},
                  started_at=time.time() - 3600, finished_at=time.time(), status="done")
     rows = [EpisodeRecord(path=name, seed=seed, ret=float(100 + (seed * 7919 + i) % 400), length=200,
-                          block=0, explore=False, wall_s=0.01) for seed in range(episodes) for i, name in enumerate(PATHS)]
+                          block=0, explore=False, wall_s=0.01)
+            for seed in range(episodes) for i, name in enumerate(PATHS)]
     with log._lock:  # one transaction: writing the bench's log is not what is measured
         log._db.execute("BEGIN")
         log._db.executemany(

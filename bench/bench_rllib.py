@@ -15,7 +15,6 @@ connectors >= 0.8x bare.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -45,9 +44,9 @@ def bare_loop(kind, num_envs: int, episodes: int):
 
     module = RLModule.from_checkpoint(str(module_dir(kind.checkpoint, kind.module_id)))
     module.eval()
-    seeds = iter(range(SEED0, 2**31))
     # The same vector env as the paths step (guarded sub-envs seeded from a feed), never idle.
-    env = kind.env.make_vec(num_envs, wrappers=[lambda e: GuardedEnv(e, seed_source=lambda: (next(seeds), 0))])
+    feed = ListFeed(range(SEED0, 2**31))
+    env = kind.env.make_vec(num_envs, wrappers=[lambda e: GuardedEnv(e, feed=feed)])
 
     def run() -> int:
         obs, _ = env.reset()

@@ -35,12 +35,13 @@ class Feed:
         return None if seed is None else (seed, 0)
 
     cancelled = False
+    heartbeat = None
 
 
 def bare(env, forward, seeds) -> float:
     """The same VecEnv and policy forward, no bookkeeping."""
     started = time.perf_counter()
-    obs = env.begin(Feed(seeds).take)
+    obs = env.begin(Feed(seeds))
     with torch.inference_mode():
         while env.busy:
             obs, _, _, _ = env.step(forward(obs))

@@ -95,7 +95,8 @@ def main() -> None:
     mode = f"RunStats(return_bounds={bounds})"
     print(f"episodes: {n_total:,} ({n_total // 2:,} per path, same seeds), {mode}; load average {_load()}")
     ok = "OK" if cpu_us <= ADD_TARGET_US else "OVER"
-    print(f"RunStats.add (PathStats.add + Comparison.add), amortised over all {n_total:,} (target <= {ADD_TARGET_US:g} µs): "
+    print(f"RunStats.add (PathStats.add + Comparison.add), amortised over all {n_total:,} "
+          f"(target <= {ADD_TARGET_US:g} µs): "
           f"{cpu_us:.2f} µs/episode CPU {ok}; wall {wall_us:.2f} µs, fastest chunk of {CHUNK:,} {best_us:.2f} µs")
 
     ps = run.paths["A"]
@@ -143,7 +144,7 @@ def _max_rss_mb() -> float:
 
 def coverage_table(runs: int = 1000, looks: int = 1000, seeds: int = 5) -> None:
     """The README's table: ever-miss under a look after every episode, averaged over `seeds` x `runs`."""
-    print(f"| case | runs x looks | ever-miss | zero width | first shown |")
+    print("| case | runs x looks | ever-miss | zero width | first shown |")
     print("|---|---|---|---|---|")
     for name in CASES:
         rows = [peeking_row(name, runs, looks, seed=s) for s in range(seeds)]

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 class ListFeed:
     """Hands out a fixed list of seeds (block 0), then nothing."""
 
     cancelled = False
+    heartbeat = None
 
     def __init__(self, seeds):
-        self._seeds = list(seeds)
+        self._seeds = iter(seeds)
 
     def take(self):
-        return (self._seeds.pop(0), 0) if self._seeds else None
+        seed = next(self._seeds, None)
+        return None if seed is None else (seed, 0)
 
 
 def steps_per_second(run: Callable[[], int]) -> float:

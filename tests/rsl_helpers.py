@@ -27,6 +27,8 @@ def demo_checkpoint() -> Path:
 class ListFeed:
     """A SeedFeed over a fixed list of seeds (block 0); `cancel_after` cancels once that many were taken."""
 
+    heartbeat = None
+
     def __init__(self, seeds, cancel_after: int | None = None):
         self.seeds = list(seeds)
         self.taken: list[int] = []

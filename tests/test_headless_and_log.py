@@ -78,9 +78,12 @@ def test_sigkill_keeps_every_finished_episode(tmp_path):
         proc.kill()
     records = RunLog(tmp_path / "run.sqlite", readonly=True).records()
     assert len(records) >= seen_before_kill >= 6
-    # records are whole: consecutive held-out seeds from the block start, each a full episode
-    seeds = sorted(r.seed for r in records)
-    assert seeds == list(range(seeds[0], seeds[0] + len(seeds)))
+    # records are whole: each seed once, from the run's held-out block, each a full episode (episodes
+    # in flight at the kill are lost, so the seeds need not be contiguous)
+    seeds = [r.seed for r in records]
+    assert len(set(seeds)) == len(seeds)
+    start = RunLog(tmp_path / "run.sqlite", readonly=True).meta()["seeds"][0]
+    assert min(seeds) >= start
     assert all(r.length > 0 and r.ret == r.length for r in records)  # CartPole: +1 per step
 
 

@@ -31,7 +31,7 @@ def test_a_tune_registered_creator_gets_exactly_its_env_config():
         assert dict(context) == {"steps": 7}
         assert (context.worker_index, context.num_workers) == (0, 0)  # a local EnvRunner's
     vec.reset(seed=1)
-    for t in range(1, 8):
+    for _ in range(1, 8):
         _, _, terminated, truncated, infos = vec.step(vec.action_space.sample())
     assert (terminated | truncated).all()  # the creator's time limit of 7 steps
     assert isinstance(infos, list)  # DictInfoToList, as RLlib wraps its vector env

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import fault_envs
 import pytest
 from conftest import CARTPOLE, PENDULUM
 from engine_helpers import by_seed, plan_for, run_to_end
-
-import fault_envs
 
 
 @pytest.mark.parametrize("checkpoint", [CARTPOLE, PENDULUM], ids=["discrete-cartpole", "continuous-pendulum"])
 def test_explore_off_gives_equal_returns_per_seed(checkpoint, tmp_path):
     engine, records = run_to_end(checkpoint, "--episodes", "10", "--num-envs", "4", "--seeds", "500:510",
-                                 "--explore", "evaluate=off", "--explore", "connectors=off", log=tmp_path / "run.sqlite")
+                                 "--explore", "evaluate=off", "--explore", "connectors=off",
+                                 log=tmp_path / "run.sqlite")
     evaluate, connectors = by_seed(records, "evaluate"), by_seed(records, "connectors")
     assert sorted(evaluate) == list(range(500, 510))
     assert sorted(connectors) == list(range(500, 510))
@@ -83,7 +83,7 @@ def test_evaluate_path_pauses_between_episodes_and_runs_every_seed_once(tmp_path
         engine.start()
         wait_until(lambda: engine.log.count() >= 2, timeout=120)
         engine.pause()
-        wait_until(lambda: not engine._in_flight["evaluate"], timeout=60)
+        wait_until(lambda: not engine.in_flight("evaluate"), timeout=60)
         settled = engine.log.count()
         assert settled < 24
         import time

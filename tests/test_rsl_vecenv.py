@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from rsl_helpers import ListFeed, demo_checkpoint, run_path
 
-from rsl_helpers import demo_checkpoint, run_path
 from tui_eval.kinds.rsl_rl import RslRlKind
 from tui_eval.paths.rsl_vecenv import GymVecEnv
 from tui_eval.spec import BadInput, RunSpec
@@ -33,8 +33,7 @@ def test_a_world_that_produces_nan_is_invalid_and_the_rest_finish():
 
 def test_idle_worlds_record_nothing():
     env = GymVecEnv("PointGoal-v0", {}, 5, "cpu")
-    seeds = iter([(1, 0), (2, 0)])
-    env.begin(lambda: next(seeds, None))
+    env.begin(ListFeed([1, 2]))
     assert env.live.tolist() == [True, True, False, False, False]
     import torch
 

@@ -15,8 +15,18 @@ import pytest
 
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import Comparison, PathStats, asymptotic_cs
-from tui_eval.stats.coverage import (CAP, CAPPED_MEAN, CASES, ab_verdicts, capped_returns, equivalence_shown,
-                                     ever_miss, exact_equivalent_shown, peeking_row, shown_cs)
+from tui_eval.stats.coverage import (
+    CAP,
+    CAPPED_MEAN,
+    CASES,
+    ab_verdicts,
+    capped_returns,
+    equivalence_shown,
+    ever_miss,
+    exact_equivalent_shown,
+    peeking_row,
+    shown_cs,
+)
 
 RUNS, LOOKS = 1000, 1000
 LIMIT = 0.05 + 3 * math.sqrt(0.05 * 0.95 / RUNS)  # 7.1%
@@ -99,7 +109,7 @@ def test_deterministic_paths_differing_on_ten_percent_of_seeds_are_never_shown_e
     # and the Comparison itself, after every pair (fewer runs: it is per record)
     rng = np.random.default_rng(19)
     shown = 0
-    for run in range(100):
+    for _run in range(100):
         cmp = Comparison("A", "B", deterministic=True)
         ever = False
         for seed in range(200):

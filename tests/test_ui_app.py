@@ -1,7 +1,7 @@
 """The live app (Pilot, headless driver) against the real engine on the bundled CartPole checkpoint.
 
-One app run per test, each checking a sequence of behaviours on the same run, so the policies are
-loaded once: `connectors` alone where one path is enough, both paths (ray starts) in one test.
+One app run per behaviour: `connectors` alone where one path is enough, both paths (ray starts) in one
+test.
 """
 
 from __future__ import annotations
@@ -11,17 +11,25 @@ import io
 import json
 
 import pytest
+from ui_helpers import live_plan, plain, wait_for
 
 from tui_eval.cli import build_parser, spec_from_args
-from tui_eval.session import plan_run
 from tui_eval.events import PathFailed
-from tui_eval.store import RunLog
 from tui_eval.runtime.app_process import finish_live
+from tui_eval.session import plan_run
+from tui_eval.store import RunLog
 from tui_eval.ui.app import EXIT_BAD_INPUT, EvalApp
 from tui_eval.ui.export import export_paths
-from tui_eval.ui.widgets import (ComparisonTable, EpisodeLog, Histograms, RunHeader, SeedDetail, Sparklines,
-                                 StatusLine, VerdictBar)
-from ui_helpers import live_plan, plain, wait_for
+from tui_eval.ui.widgets import (
+    ComparisonTable,
+    EpisodeLog,
+    Histograms,
+    RunHeader,
+    SeedDetail,
+    Sparklines,
+    StatusLine,
+    VerdictBar,
+)
 
 NUM_ENVS = 4
 
@@ -48,18 +56,26 @@ async def settle(pilot, app, timeout: float = 60.0) -> int:
     return episodes(app)
 
 
-async def test_live_run_pause_resume_resample_export_quit(tmp_path, apps):
+async def _live_connectors(tmp_path, apps):
     plan = live_plan(tmp_path, "--paths", "connectors")
     app = EvalApp(plan)
     apps.append(app)
+    return plan, app
+
+
+async def _wait_loaded(pilot, app):
+    await wait_for(pilot, lambda: app.engine is not None, what="engine loaded")
+    await wait_for(pilot, lambda: len(app.query_one(EpisodeLog).rows) >= 8, what="rows in the episode log")
+    await wait_for(pilot, lambda: app.summaries.get("connectors", {}).get("episodes", 0) > 0, what="table")
+
+
+async def test_live_run_shows_loading_then_pause_stops_records_and_resume_continues(tmp_path, apps):
+    _, app = await _live_connectors(tmp_path, apps)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         header = app.query_one(RunHeader)
         if app.engine is None:  # loading happens in a thread: the view says so meanwhile
             assert "LOADING" in plain(header)
-        await wait_for(pilot, lambda: app.engine is not None, what="engine loaded")
-        log = app.query_one(EpisodeLog)
-        await wait_for(pilot, lambda: len(log.rows) >= 8, what="rows in the episode log")
-        await wait_for(pilot, lambda: app.summaries.get("connectors", {}).get("episodes", 0) > 0, what="table")
+        await _wait_loaded(pilot, app)
         assert "connectors" in plain(app.query_one(ComparisonTable))
         assert "RUNNING" in plain(header)
 
@@ -73,12 +89,16 @@ async def test_live_run_pause_resume_resample_export_quit(tmp_path, apps):
         await pilot.pause(0.6)
         assert episodes(app) == paused_at, "a record arrived while paused"
 
-        # resume
         await pilot.press("space")
         assert "RUNNING" in plain(header)
         await wait_for(pilot, lambda: episodes(app) > paused_at, what="records after resume")
 
-        # resample: a fresh block, and the next records use it
+
+async def test_live_resample_moves_to_a_fresh_block_and_a_path_error_becomes_a_status(tmp_path, apps):
+    _, app = await _live_connectors(tmp_path, apps)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await _wait_loaded(pilot, app)
+        header, log = app.query_one(RunHeader), app.query_one(EpisodeLog)
         old_block = app.engine.blocks[-1]
         await pilot.press("r")
         new_block = app.engine.blocks[-1]
@@ -96,7 +116,11 @@ async def test_live_run_pause_resume_resample_export_quit(tmp_path, apps):
         await wait_for(pilot, lambda: "boom" in app.query_one(StatusLine).text, what="error status")
         assert any("boom" in str(n.message) for n in app._notifications)
 
-        # export while paused: the files match the log
+
+async def test_live_export_matches_the_log_and_quit_keeps_every_episode(tmp_path, apps):
+    plan, app = await _live_connectors(tmp_path, apps)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await _wait_loaded(pilot, app)
         await pilot.press("p")
         await settle(pilot, app)
         await pilot.press("e")

@@ -8,6 +8,7 @@ import math
 import threading
 
 import numpy as np
+from ui_helpers import synthetic_log
 
 from tui_eval.events import BlockStarted, EpisodeFinished
 from tui_eval.spec import EpisodeRecord, SeedBlock
@@ -15,7 +16,6 @@ from tui_eval.stats import PathStats
 from tui_eval.store import RunLog
 from tui_eval.ui.charts import INVALID_MARK, Histogram, bin_count, histogram_lines, progress_bar, sparkline
 from tui_eval.ui.export import export_paths, export_run
-from ui_helpers import synthetic_log
 
 
 def rec(path: str, seed: int, ret: float = 1.0, invalid: bool = False) -> EpisodeRecord:
@@ -60,17 +60,30 @@ def test_histogram_is_incremental_and_exact():
     stats = PathStats()
     rng = np.random.default_rng(1)
     hist = Histogram()
-    for round_ in range(5):
+    for _round in range(5):
         for x in rng.normal(size=300):
             stats.add(EpisodeRecord(path="a", seed=0, ret=float(x), length=1))
-        lo, hi = hist.extent(stats)
-        counts = hist.update(stats, lo, hi, 17)
+        snap = stats.returns_snapshot()
+        lo, hi = hist.extent(snap)
+        counts = hist.update(snap, lo, hi, 17)
         expected, _ = np.histogram(stats.returns(), bins=17, range=(lo, hi))
         assert counts.tolist() == expected.tolist()
     rows = histogram_lines(counts, height=4, peak=counts.max() / counts.sum(), style="cyan", width=40)
     assert len(rows) == 4 and all(r.cell_len == 40 for r in rows)
     assert rows[0].plain.strip()  # the tallest bin reaches the top row
     assert bin_count(1, 80) == 5 and bin_count(1_000_000, 80) == 80
+
+
+def test_returns_snapshot_is_frozen_while_the_stats_grow():
+    stats = PathStats()
+    for x in range(3):
+        stats.add(EpisodeRecord(path="a", seed=x, ret=float(x), length=1))
+    snap = stats.returns_snapshot()
+    for x in range(3, 5000):  # grows the buffer several times
+        stats.add(EpisodeRecord(path="a", seed=x, ret=float(x), length=1))
+    assert snap.n == 3 and snap.returns.tolist() == [0.0, 1.0, 2.0] and not snap.returns.flags.writeable
+    later = stats.returns_snapshot()
+    assert later.series is snap.series and later.n == 5000 and later.returns[-1] == 4999.0
 
 
 def test_progress_bar():

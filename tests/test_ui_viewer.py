@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
+from ui_helpers import append, plain, synthetic_log, wait_for
+
 from tui_eval.ui.app import EvalApp
 from tui_eval.ui.export import export_paths
 from tui_eval.ui.widgets import ComparisonTable, EpisodeLog, RunHeader, Sparklines, StatusLine, VerdictBar
-from ui_helpers import append, plain, synthetic_log, wait_for
 
 
 async def test_viewer_follows_a_growing_log(tmp_path):

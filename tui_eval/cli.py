@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
 
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
@@ -177,9 +175,8 @@ def run(argv: list[str]) -> int:
 
         return start_detached(argv, spec)
     _quiet_libraries()
-    from tui_eval.runtime.owner import RunOwner
-
     from tui_eval.runtime.execute import execute
+    from tui_eval.runtime.owner import RunOwner
 
     owner = RunOwner(spec)  # output paths checked and the log taken before anything is loaded
     return execute(spec, owner, headless=args.headless)

@@ -44,4 +44,5 @@ class PointGoalEnv(gym.Env):
 
 
 if "PointGoal-v0" not in gym.registry:
-    gym.register("PointGoal-v0", entry_point=PointGoalEnv, max_episode_steps=100)
+    # gymnasium's EnvCreator protocol wants **kwargs; the class takes its keywords by name
+    gym.register("PointGoal-v0", entry_point=PointGoalEnv, max_episode_steps=100)  # type: ignore[arg-type]

@@ -11,28 +11,47 @@ import collections
 import threading
 import time
 import traceback
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from tui_eval.events import (BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished,
-                             StateChanged)
 from tui_eval.errors import first_line
+from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, StateChanged
+from tui_eval.feed import Heartbeat, Seed
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import EpisodeRecord, SeedBlock
-from tui_eval.stats import RunStats
+from tui_eval.stats import ReturnBounds, ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
 
 MAX_RESTARTS = 3
 Subscriber = Callable[[Event], None]
 
 
-class _Feed:
-    """One path's view of the seed schedule (see paths.base.SeedFeed)."""
+@dataclass(eq=False)
+class _PathState:
+    """What the engine keeps for one path (its worker, its place in the seed schedule, its failures)."""
 
-    def __init__(self, engine: "Engine", name: str):
+    block: int = 0  # index into Engine.blocks of the block the path walks
+    cursor: int = 0  # the next new seed of that block
+    started: int = 0  # new seeds handed out, over all blocks
+    in_flight: set[Seed] = field(default_factory=set)
+    # seeds a failed worker had in flight: handed out again before any new seed, never lost
+    retry: collections.deque[Seed] = field(default_factory=collections.deque)
+    worker_ident: int | None = None
+    generation: int = 0  # bumped when a frozen worker is abandoned
+    restarts: int = 0
+    steps: int = 0
+    done_at: float | None = None
+
+
+class _PathFeed:
+    """The SeedFeed (tui_eval.feed) of one path: its seeds come from the engine's schedule."""
+
+    def __init__(self, engine: Engine, name: str):
         self._engine = engine
         self._name = name
+        self.heartbeat = engine.heartbeat
 
-    def take(self) -> tuple[int, int] | None:
+    def take(self) -> Seed | None:
         return self._engine._next_seed(self._name)
 
     @property
@@ -47,7 +66,7 @@ class Engine:
         log: RunLog,
         seeds: SeedBlock,
         episodes: int | None = None,
-        return_bounds: tuple[float, float] | None = None,
+        return_bounds: ReturnBounds | None = None,
         equivalence_margin: float | None = None,
         step_timeout: float | None = None,
         rebuild: Callable[[str, bool], InferencePath] | None = None,
@@ -62,22 +81,13 @@ class Engine:
         self.blocks: list[SeedBlock] = [seeds]
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
-        self._block_of = {n: 0 for n in self.paths}
-        self._cursor = {n: seeds.start for n in self.paths}
-        self._started = {n: 0 for n in self.paths}
-        self._in_flight: dict[str, set[tuple[int, int]]] = {n: set() for n in self.paths}
-        # seeds a failed worker had in flight: handed out again before any new seed, never lost
-        self._retry: dict[str, collections.deque[tuple[int, int]]] = {n: collections.deque() for n in self.paths}
+        self._state = {n: _PathState(cursor=seeds.start) for n in self.paths}
+        self.heartbeat = Heartbeat()  # where the paths' envs note their steps, for the watchdog
         self._pending_explore: dict[str, bool] = {}
         self._paused = False
         self._stopping = False
-        self._threads: dict[str, threading.Thread] = {}
-        self._worker_ident: dict[str, int | None] = {n: None for n in self.paths}
-        self._generation = {n: 0 for n in self.paths}  # bumped when a frozen worker is abandoned
-        self._restarts = {n: 0 for n in self.paths}
         self._finished: set[str] = set()
         self._all_done = threading.Event()
-        self._path_done_at: dict[str, float] = {}
         self._subscribers: list[Subscriber] = []
         self.errors: list[PathFailed] = []
         # throughput bookkeeping: active (unpaused) seconds and steps per path
@@ -85,7 +95,6 @@ class Engine:
         self._paused_since: float | None = None
         self._paused_total = 0.0
         self._done_at: float | None = None
-        self.steps = {n: 0 for n in self.paths}
         self.stats = self._new_stats()  # all blocks
         self.block_stats = self._new_stats()  # the current block only
 
@@ -129,11 +138,9 @@ class Engine:
         self._publish(StateChanged("running"))
 
     def _start_worker(self, name: str) -> None:
-        generation = self._generation[name]
-        thread = threading.Thread(target=self._work, args=(name, generation), name=f"path-{name}-{generation}",
-                                  daemon=True)
-        self._threads[name] = thread
-        thread.start()
+        generation = self._state[name].generation
+        threading.Thread(target=self._work, args=(name, generation), name=f"path-{name}-{generation}",
+                         daemon=True).start()
 
     def pause(self) -> None:
         """Start no new episode; episodes in flight finish and are recorded."""
@@ -163,14 +170,14 @@ class Engine:
         with self._lock:
             if block is None:
                 last = self.blocks[-1]
-                start = max(max(self._cursor.values()), last.start + 1)
+                start = max(max(s.cursor for s in self._state.values()), last.start + 1)
                 size = None if last.stop is None else len(last)
                 block = SeedBlock(start, None if size is None else start + size)
             self.blocks.append(block)
             index = len(self.blocks) - 1
-            for name in self.paths:
-                self._block_of[name] = index
-                self._cursor[name] = block.start
+            for state in self._state.values():
+                state.block = index
+                state.cursor = block.start
             self.block_stats = self._new_stats()
             self._wake.notify_all()
         self._publish(BlockStarted(index, block, reason))
@@ -195,10 +202,7 @@ class Engine:
 
     def close(self) -> None:
         for path in self.paths.values():
-            try:
-                path.close()
-            except Exception:
-                pass
+            _close_quietly(path)
 
     def restore(self, blocks: list[SeedBlock], records: list[EpisodeRecord]) -> None:
         """Continue a run from its log, before `start`: the blocks it had, its statistics, and per path the
@@ -206,25 +210,25 @@ class Engine:
         seeds after the last one it reached; no finished seed runs again, none is skipped."""
         self.blocks = list(blocks)
         last = len(self.blocks) - 1
-        finished: dict[str, set[tuple[int, int]]] = {n: set() for n in self.paths}
+        finished: dict[str, set[Seed]] = {n: set() for n in self.paths}
         for rec in records:
             if rec.path not in self.paths:
                 continue
             finished[rec.path].add((rec.seed, rec.block))
-            self.steps[rec.path] += rec.length
+            self._state[rec.path].steps += rec.length
             self.stats.add(rec)
             if rec.block == last:
                 self.block_stats.add(rec)
-        for name in self.paths:
-            self._block_of[name] = last
+        for name, state in self._state.items():
+            state.block = last
             for index, block in enumerate(self.blocks):
                 reached = [seed for seed, b in finished[name] if b == index]
                 cursor = max(reached) + 1 if reached else block.start
-                self._retry[name].extend((seed, index) for seed in range(block.start, cursor)
-                                         if (seed, index) not in finished[name])
+                state.retry.extend((seed, index) for seed in range(block.start, cursor)
+                                   if (seed, index) not in finished[name])
                 if index == last:
-                    self._cursor[name] = cursor
-            self._started[name] = len(finished[name]) + len(self._retry[name])
+                    state.cursor = cursor
+            state.started = len(finished[name]) + len(state.retry)
 
     # ------------------------------------------------------------------ numbers
     def active_seconds(self, until: float | None = None) -> float:
@@ -239,8 +243,9 @@ class Engine:
 
     def throughput(self, name: str) -> tuple[float, float]:
         """(episodes/s, env steps/s) of a path over its active time (up to when it finished)."""
-        seconds = self.active_seconds(self._path_done_at.get(name))
-        return self.stats.paths[name].episodes / seconds, self.steps[name] / seconds
+        state = self._state[name]
+        seconds = self.active_seconds(state.done_at)
+        return self.stats.paths[name].episodes / seconds, state.steps / seconds
 
     def snapshot(self, current_block_only: bool = False) -> tuple[dict[str, dict], dict | None]:
         """Per-path summaries and the comparison's, taken under the engine's lock (stats are not thread-safe)."""
@@ -250,56 +255,63 @@ class Engine:
             comparison = stats.comparison_summary()
         return paths, comparison
 
-    def in_flight(self) -> int:
-        """Episodes started and not yet recorded, over all paths."""
+    def returns_snapshot(self, current_block_only: bool = False) -> dict[str, ReturnsSnapshot]:
+        """Each path's valid returns and counts, frozen under the engine's lock (for histograms)."""
+        stats = self.block_stats if current_block_only else self.stats
         with self._lock:
-            return sum(len(seeds) for seeds in self._in_flight.values())
+            return {name: s.returns_snapshot() for name, s in stats.paths.items()}
 
-    def episodes_done(self) -> dict[str, int]:
-        return {n: s.episodes for n, s in self.stats.paths.items()}
+    def in_flight(self, name: str | None = None) -> int:
+        """Episodes started and not yet recorded, of one path or over all paths."""
+        with self._lock:
+            states = self._state.values() if name is None else [self._state[name]]
+            return sum(len(s.in_flight) for s in states)
 
     # ------------------------------------------------------------------ workers
     def _exhausted(self, name: str) -> bool:
-        if self._retry[name]:
+        state = self._state[name]
+        if state.retry:
             return False
-        if self.episodes is not None and self._started[name] >= self.episodes:
+        if self.episodes is not None and state.started >= self.episodes:
             return True
-        block = self.blocks[self._block_of[name]]
-        return block.stop is not None and self._cursor[name] >= block.stop
+        block = self.blocks[state.block]
+        return block.stop is not None and state.cursor >= block.stop
 
-    def _next_seed(self, name: str) -> tuple[int, int] | None:
+    def _next_seed(self, name: str) -> Seed | None:
         with self._lock:
             if self._stopping or self._paused or name in self._pending_explore or self._exhausted(name):
                 return None
-            if self._retry[name]:
-                seed, block = self._retry[name].popleft()
-                self._in_flight[name].add((seed, block))
-                return seed, block
-            seed, block = self._cursor[name], self._block_of[name]
-            self._cursor[name] += 1
-            self._started[name] += 1
-            self._in_flight[name].add((seed, block))
-            return seed, block
+            state = self._state[name]
+            if state.retry:
+                key = state.retry.popleft()
+            else:
+                key = (state.cursor, state.block)
+                state.cursor += 1
+                state.started += 1
+            state.in_flight.add(key)
+            return key
 
     def _emit(self, rec: EpisodeRecord) -> None:
         self.log.append(rec)  # the log is the truth: written before anything shows it
         with self._lock:
-            self._in_flight[rec.path].discard((rec.seed, rec.block))
-            self.steps[rec.path] += rec.length
+            state = self._state[rec.path]
+            state.in_flight.discard((rec.seed, rec.block))
+            state.steps += rec.length
             self.stats.add(rec)
             if rec.block == len(self.blocks) - 1:
                 self.block_stats.add(rec)
         self._publish(EpisodeFinished(rec))
 
     def _work(self, name: str, generation: int) -> None:
-        feed = _Feed(self, name)
-        self._worker_ident[name] = threading.get_ident()
+        feed = _PathFeed(self, name)
+        state = self._state[name]
+        state.worker_ident = threading.get_ident()
 
         def emit(rec: EpisodeRecord) -> None:
-            if self._generation[name] == generation:  # an abandoned (frozen) worker records nothing
+            if state.generation == generation:  # an abandoned (frozen) worker records nothing
                 self._emit(rec)
 
-        while self._generation[name] == generation:
+        while state.generation == generation:
             path = self.paths[name]
             with self._lock:
                 while self._paused and not self._stopping:
@@ -313,11 +325,11 @@ class Engine:
             try:
                 path.run(feed, emit)
             except Exception as exc:  # the policy side failed: the path is loaded afresh, its seeds run again
-                if self._generation[name] != generation:
+                if state.generation != generation:
                     return
                 if self._path_failed(name, path, first_line(exc), traceback.format_exc()):
                     break
-        if self._generation[name] == generation:
+        if state.generation == generation:
             self._finish(name)
 
     def _path_failed(self, name: str, path: InferencePath, message: str, details: str = "",
@@ -330,7 +342,7 @@ class Engine:
             return gave_up
         try:
             fresh = self._rebuild(name, path.explore)
-        except Exception as exc:
+        except Exception as exc:  # whatever loading raises, the path is given up and says why
             self._report_failure(name, f"could not be loaded again: {first_line(exc)}", traceback.format_exc(),
                                  give_up=True)
             return True
@@ -340,20 +352,22 @@ class Engine:
         return False
 
     def _report_failure(self, name: str, message: str, details: str, give_up: bool = False) -> bool:
-        self._restarts[name] += 1
-        failure = PathFailed(name, message, self._restarts[name],
-                             gave_up=give_up or self._restarts[name] > MAX_RESTARTS, details=details)
+        state = self._state[name]
+        state.restarts += 1
+        failure = PathFailed(name, message, state.restarts, gave_up=give_up or state.restarts > MAX_RESTARTS,
+                             details=details)
         self.errors.append(failure)
         self._publish(failure)
         return failure.gave_up
 
     def _requeue_in_flight(self, name: str) -> None:
         with self._lock:
-            self._retry[name].extend(sorted(self._in_flight[name]))
-            self._in_flight[name].clear()
+            state = self._state[name]
+            state.retry.extend(sorted(state.in_flight))
+            state.in_flight.clear()
 
     def _finish(self, name: str) -> None:
-        self._path_done_at[name] = time.monotonic()
+        self._state[name].done_at = time.monotonic()
         self._publish(PathFinished(name))
         with self._lock:
             self._finished.add(name)
@@ -367,25 +381,26 @@ class Engine:
     # ------------------------------------------------------------------ frozen worlds
     def _watch_for_frozen_steps(self) -> None:
         """A step that never returns cannot be interrupted; abandon its worker and start a fresh path."""
-        from tui_eval.envs import STEPPING
-
+        timeout = self.step_timeout
+        assert timeout is not None  # the watchdog runs only with a step timeout
         while not self._all_done.is_set() and not self._stopping:
-            time.sleep(min(0.25, self.step_timeout / 4))
-            for name in list(self.paths):
-                ident = self._worker_ident.get(name)
-                stepping = STEPPING.get(ident) if ident is not None else None
-                if stepping is not None and time.perf_counter() - stepping[0] > self.step_timeout:
+            time.sleep(min(0.25, timeout / 4))
+            for name, state in self._state.items():
+                ident = state.worker_ident
+                stepping = self.heartbeat.stepping(ident) if ident is not None else None
+                if stepping is not None and time.perf_counter() - stepping[0] > timeout:
                     self._replace_frozen(name, stepping[1], stepping[2])
 
     def _replace_frozen(self, name: str, seed: int | None, block: int) -> None:
         """The frozen world's episode is invalid; the path's other episodes in flight run again."""
         frozen = self.paths[name]
+        state = self._state[name]
         with self._lock:
-            self._generation[name] += 1
-            self._worker_ident[name] = None
-            frozen_key = (seed, block) if (seed, block) in self._in_flight[name] else None
+            state.generation += 1
+            state.worker_ident = None
+            frozen_key = (seed, block) if seed is not None and (seed, block) in state.in_flight else None
             if frozen_key is not None:
-                self._in_flight[name].discard(frozen_key)
+                state.in_flight.discard(frozen_key)
         reason = f"a step did not return within --step-timeout {self.step_timeout:g}s (world frozen)"
         if frozen_key is not None and not self._stopping:
             self._emit(EpisodeRecord(path=name, seed=frozen_key[0], ret=0.0, length=0, success=False, invalid=True,

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import importlib
 import math
-import threading
 import time
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from tui_eval.errors import first_line
+from tui_eval.feed import SeedFeed
 
 # Keys GuardedEnv writes into `info`; readers (paths, RLlib callbacks) use these names.
 SEED_KEY = "tui_eval_seed"
@@ -21,12 +23,6 @@ IDLE_KEY = "tui_eval_idle"
 
 SUCCESS_CONVENTIONS = ("is_success", "success")
 
-#: thread id -> (time.perf_counter() at its start, seed, block) of an env step still in progress in that
-#: thread. A step can hang forever inside a simulator; the engine's watchdog reads this to notice it
-#: and to tell the frozen world's episode from the other episodes in flight.
-STEPPING: dict[int, tuple[float, int | None, int]] = {}
-
-SeedSource = Callable[[], "tuple[int, int] | None"]
 _INTEGER_TYPES = (int, np.int64, np.int32)  # discrete actions: always finite
 
 
@@ -62,27 +58,27 @@ def read_success(info: dict[str, Any], success_key: str | None) -> bool | None:
 
 
 class GuardedEnv(gym.Wrapper):
-    """Seeds every reset from the run's seed source and turns a broken world into an invalid episode.
+    """Seeds every reset from the run's seed feed and turns a broken world into an invalid episode.
 
     Invalid (non-finite observation/reward/action, an exception from the env, a step slower than
     `step_timeout`): the episode terminates at once with reward 0 and `info[INVALID_KEY]` naming the
     reason, and the last finite observation is returned so that the policy never sees NaN.
 
-    With a seed source that has nothing to hand out, the env goes idle: it returns its last
+    With a seed feed that has nothing to hand out, the env goes idle: it returns its last
     observation with reward 0 and marks `info[IDLE_KEY]`; vector loops skip idle envs. An idle env asks
-    the source again on every step; once it gets a seed, its idle step ends (terminated, still marked
+    the feed again on every step; once it gets a seed, its idle step ends (terminated, still marked
     idle) so that the vector env's autoreset starts the seeded episode on the next step.
     """
 
     def __init__(
         self,
         env: gym.Env,
-        seed_source: SeedSource | None = None,
+        feed: SeedFeed | None = None,
         success_key: str | None = None,
         step_timeout: float | None = None,
     ):
         super().__init__(env)
-        self.seed_source = seed_source
+        self.feed = feed
         self.success_key = success_key
         self.step_timeout = step_timeout
         self.seed: int | None = None
@@ -99,8 +95,8 @@ class GuardedEnv(gym.Wrapper):
         return info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        if self.seed_source is not None:
-            assigned, self._woken_with = self._woken_with or self.seed_source(), None
+        if self.feed is not None:
+            assigned, self._woken_with = self._woken_with or self.feed.take(), None
             if assigned is None:
                 self.idle = True
                 if self._last_obs is None:
@@ -114,7 +110,7 @@ class GuardedEnv(gym.Wrapper):
         try:
             obs, info = self.env.reset(seed=seed, options=options)
         except Exception as exc:  # a broken world must not stop the run
-            self._pending_invalid = f"env raised on reset: {type(exc).__name__}: {exc}"
+            self._pending_invalid = f"env raised on reset: {first_line(exc)}"
             obs, info = self.observation_space.sample(), {}
         else:
             if not all_finite(obs):
@@ -129,22 +125,25 @@ class GuardedEnv(gym.Wrapper):
 
     def step(self, action):
         if self.idle:
-            if self._woken_with is None and self.seed_source is not None:
-                self._woken_with = self.seed_source()
+            if self._woken_with is None and self.feed is not None:
+                self._woken_with = self.feed.take()
             return self._last_obs, 0.0, self._woken_with is not None, False, {IDLE_KEY: True}
         if self._pending_invalid is not None:
             return self._invalid(self._pending_invalid)
         self._steps += 1
         if type(action) not in _INTEGER_TYPES and not all_finite(action):
             return self._invalid(f"non-finite action at step {self._steps}")
+        heartbeat = None if self.feed is None else self.feed.heartbeat
+        if heartbeat is not None:  # the engine's watchdog notices a step that never returns
+            heartbeat.step_started(self.seed, self.block)
         started = time.perf_counter()
-        STEPPING[threading.get_ident()] = (started, self.seed, self.block)  # seen by the engine's watchdog if the step never returns
         try:
             obs, reward, terminated, truncated, info = self.env.step(action)
-        except Exception as exc:
-            return self._invalid(f"env raised at step {self._steps}: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # a broken world must not stop the run: its episode is invalid
+            return self._invalid(f"env raised at step {self._steps}: {first_line(exc)}")
         finally:
-            STEPPING.pop(threading.get_ident(), None)
+            if heartbeat is not None:
+                heartbeat.step_ended()
         took = time.perf_counter() - started
         if self.step_timeout is not None and took > self.step_timeout:
             return self._invalid(f"step {self._steps} took {took:.1f}s > --step-timeout {self.step_timeout:g}s")
@@ -168,8 +167,8 @@ def check_env_id(env_id: str) -> None:
     if module:  # Gymnasium's "package.module:EnvId" form: importing the module registers the env
         try:
             importlib.import_module(module)
-        except Exception as exc:
-            raise BadInput(f"cannot import {module!r} for env {env_id!r} ({type(exc).__name__}: {exc}); "
+        except Exception as exc:  # importing the user's module runs its code
+            raise BadInput(f"cannot import {module!r} for env {env_id!r} ({first_line(exc)}); "
                            "check the module name in --env module:EnvId") from None
     if name not in gym.registry:
         raise BadInput(

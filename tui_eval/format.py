@@ -119,7 +119,7 @@ def summary_table(summary: dict[str, Any]) -> str:
     if bounded:
         lo, hi = bounded[0]["return_bounds"]
         text += f"\nreturn bounds [{num(lo, 2)}, {num(hi, 2)}] ({bounded[0].get('bounds_source') or 'given'})"
-    methods = sorted({p.get("cs_method") for _, p in path_rows(summary["paths"]) if p.get("cs_method")})
+    methods = sorted({str(p["cs_method"]) for _, p in path_rows(summary["paths"]) if p.get("cs_method")})
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
     return text + "\n" + verdict_line(summary.get("comparison"))

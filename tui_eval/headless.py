@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui_eval.engine import Engine
-from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed
+from tui_eval.events import BlockStarted, Event, PathFailed
 from tui_eval.format import num, summary_table
 from tui_eval.runtime.owner import EXIT_TERMINATED, RunOwner
 from tui_eval.summary import build_summary
@@ -34,7 +34,7 @@ def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: st
                  fail_on_differ: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     events: queue.Queue[Event] = queue.Queue()
     engine.subscribe(events.put)
-    interrupted = []
+    interrupted: list[float] = []
 
     def on_sigint(signum, frame):
         if interrupted:  # a second Ctrl-C: leave now, the log already holds what finished

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from tui_eval.format import summary_table, table
+from tui_eval.outputs import RUNS_DIR
 from tui_eval.runtime import ownership, registry
-from tui_eval.runtime.outputs import RUNS_DIR
 from tui_eval.spec import BadInput
 from tui_eval.store import RunLog
 from tui_eval.summary import build_summary, replay
@@ -124,7 +124,8 @@ def attach(argv: list[str]) -> int:
     sys.stdout.write(f"{path} ({summary['status']})\n{summary_table(summary)}\n")
     for failure in meta.get("path_errors") or []:
         state = "given up" if failure.get("gave_up") else "loaded afresh"
-        sys.stdout.write(f"\npath {failure['path']} failed ({state}): {failure['message']}\n{failure.get('details', '')}")
+        sys.stdout.write(f"\npath {failure['path']} failed ({state}): {failure['message']}\n"
+                         f"{failure.get('details', '')}")
     return 0
 
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from tui_eval.engine import Engine
+from tui_eval.errors import first_line
 from tui_eval.kinds import load_kind
 from tui_eval.kinds.base import CheckpointKind
-from tui_eval.runtime.outputs import default_log_path
+from tui_eval.outputs import default_log_path
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.store import RunLog
-
 
 
 def versions() -> dict[str, str]:
@@ -99,7 +99,8 @@ def cpu_threads(paths: int, device: str) -> tuple[int | None, str]:
     if not device.startswith("cpu"):
         return None, "torch's default (policy on GPU)"
     threads = max(1, (os.cpu_count() or 1) // max(1, paths))
-    return threads, f"{threads} per path ({os.cpu_count()} cores shared by {paths} paths; TUI_EVAL_TORCH_THREADS=N to change)"
+    return threads, (f"{threads} per path ({os.cpu_count()} cores shared by {paths} paths; "
+                     "TUI_EVAL_TORCH_THREADS=N to change)")
 
 
 def share_cpu_threads(paths: int, device: str = "cpu") -> None:
@@ -111,7 +112,7 @@ def share_cpu_threads(paths: int, device: str = "cpu") -> None:
         torch.set_num_threads(threads)
 
 
-def start_engine(plan: Plan, on_loaded: Callable[[str, float], None] | None = None) -> Engine:
+def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = None) -> Engine:
     """Load every path (heavy: restores policies, may start ray) and return an engine, not yet started."""
     spec = plan.spec
     share_cpu_threads(len(plan.paths), spec.device)
@@ -133,7 +134,7 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], None] | None = No
     except Exception as exc:
         for path in built:
             path.close()
-        raise BadInput(f"could not load path {name!r}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}") from exc
+        raise BadInput(f"could not load path {name!r}: {first_line(exc, 180)}") from exc
     log.set_meta(descriptions={p.name: p.description for p in built}, status="running")
     bounds = return_bounds(plan)
     if bounds is not None:

@@ -55,7 +55,7 @@ class SeedBlock:
     stop: int | None  # None: unbounded (the live app runs until the user quits)
 
     @classmethod
-    def parse(cls, text: str) -> "SeedBlock":
+    def parse(cls, text: str) -> SeedBlock:
         """Parse `START:STOP` (or `START:` for an open block); raises ValueError with a readable message."""
         start_text, sep, stop_text = text.partition(":")
         if not sep:

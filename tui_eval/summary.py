@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tui_eval.engine import RunStats
 from tui_eval.spec import EpisodeRecord
+from tui_eval.stats import RunStats
 
 
 def _clean(value: Any) -> Any:
@@ -70,7 +70,8 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
             }
     comparison = stats.comparison_summary()
     document = {
-        "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"), "env": meta.get("env"),
+        "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"),
+        "env": meta.get("env"),
         "seeds": meta.get("seeds"), "versions": meta.get("versions"), "paths": paths,
         "comparison": comparison, "episodes": [r.to_json() for r in records],
     }

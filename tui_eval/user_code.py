@@ -46,7 +46,7 @@ def import_user_code(item: str) -> None:
             raise BadInput(f"--import {item}: no module named {exc.name!r}; pass a .py file or a module "
                            "importable from here (the current directory is on the path)") from None
         raise BadInput(f"--import {item}: importing it failed: {first_line(exc)}") from None
-    except Exception as exc:
+    except Exception as exc:  # importing the user's module runs its code
         raise BadInput(f"--import {item}: importing it raised {first_line(exc)}") from None
 
 

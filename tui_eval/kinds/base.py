@@ -27,8 +27,8 @@ class CheckpointKind(ABC):
 
     #: the checkpoint itself (e.g. the newest checkpoint_* of a Tune trial)
     checkpoint: Path
-    #: the env the paths run
-    env_id: str
+    #: the env the paths run (None: a factory of vector envs names none)
+    env_id: str | None
     #: a line for the user when the checkpoint was picked from a larger directory, else None
     resolved_note: str | None = None
 

@@ -38,7 +38,7 @@ def _load_pickle(file: Path) -> Any:
         raise BadInput(f"{file} is missing: the checkpoint is incomplete; save it again with algo.save()") from None
     except BadInput:
         raise
-    except Exception as exc:
+    except Exception as exc:  # unpickling raises anything the pickled classes raise
         raise BadInput(f"cannot read {file} ({first_line(exc, 100)}): the checkpoint is truncated or corrupt, "
                        "or from another ray version; use a complete ray 2.60 checkpoint") from None
 
@@ -75,7 +75,7 @@ class RllibKind(CheckpointKind):
             self.algo_class = ctor["class"]
             args, kwargs = ctor["ctor_args_and_kwargs"]
             config = kwargs.get("config", args[0] if args else None)
-        except Exception:
+        except Exception:  # a foreign or damaged state has any shape
             raise BadInput(f"{self.checkpoint} holds no readable AlgorithmConfig; use a checkpoint written by "
                            "Algorithm.save() on ray 2.60") from None
         if not isinstance(config, dict):
@@ -100,7 +100,7 @@ class RllibKind(CheckpointKind):
     def _read_marker(self) -> dict[str, Any]:
         try:
             meta = json.loads((self.checkpoint / MARKER).read_text())
-        except Exception:
+        except (OSError, ValueError):  # unreadable, or not JSON (JSONDecodeError, UnicodeDecodeError)
             raise BadInput(f"{self.checkpoint / MARKER} is unreadable (truncated or corrupt); "
                            "use a complete checkpoint") from None
         version = str(meta.get("checkpoint_version", "0"))
@@ -119,7 +119,7 @@ class RllibKind(CheckpointKind):
             config = AlgorithmConfig.from_state(dict(self.config_state))
             self.has_evaluation_runners = bool(config.evaluation_interval or config.evaluation_num_env_runners > 0)
             return config, config.get_evaluation_config_object() if self.has_evaluation_runners else config
-        except Exception as exc:
+        except Exception as exc:  # from_state raises whatever the config's setters raise
             raise BadInput(f"{self.checkpoint} holds an AlgorithmConfig ray 2.60 cannot rebuild ({first_line(exc)}); "
                            "re-save the checkpoint with this ray version") from None
 
@@ -138,7 +138,7 @@ class RllibKind(CheckpointKind):
         for label, recipe in (("connectors", self.env), ("evaluate", self.eval_env)):
             try:
                 env = recipe.make_one()
-            except Exception as exc:
+            except Exception as exc:  # the user's env creator may raise anything
                 raise BadInput(f"could not create env {recipe.name!r} ({first_line(exc)}); check --env, "
                                "--env-config and the code that registers the env (--import)") from None
             try:
@@ -175,7 +175,8 @@ class RllibKind(CheckpointKind):
                                f"{', '.join(self.module_ids)}")
             return self.spec.module
         if len(self.module_ids) > 1:
-            raise BadInput(f"the checkpoint has several modules ({', '.join(self.module_ids)}); pick one with --module ID")
+            raise BadInput(f"the checkpoint has several modules ({', '.join(self.module_ids)}); "
+                           "pick one with --module ID")
         return self.module_ids[0]
 
     @property
@@ -218,8 +219,8 @@ class RllibKind(CheckpointKind):
     def default_return_bounds(self) -> tuple[float, float, str] | None:
         """Bounds known for both paths' envs (a well-known Gymnasium env with only its time limit
         changed); None when either env may reward otherwise (a creator, other make() arguments)."""
-        found = [_known_bounds(recipe) for recipe in (self.env, self.eval_env)]
-        if any(b is None for b in found):
+        found = [b for b in (_known_bounds(recipe) for recipe in (self.env, self.eval_env)) if b is not None]
+        if len(found) < 2:
             return None
         lo, hi = min(b[0] for b in found), max(b[1] for b in found)
         sources = list(dict.fromkeys(b[2] for b in found))
@@ -247,9 +248,10 @@ class RllibKind(CheckpointKind):
             ensure_ray()
 
     def build_path(self, name: str, explore: bool) -> InferencePath:
-        common = dict(checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs(name)[0],
-                      device=self.spec.device, explore=explore, success_key=self.spec.success_key,
-                      step_timeout=self.spec.step_timeout)
+        common: dict[str, Any] = dict(
+            checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs(name)[0],
+            device=self.spec.device, explore=explore, success_key=self.spec.success_key,
+            step_timeout=self.spec.step_timeout)
         if name == "evaluate":
             from tui_eval.paths.rllib_evaluate import RllibEvaluatePath
 

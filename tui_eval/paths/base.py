@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Callable, Protocol
+from collections.abc import Callable
 
+from tui_eval.feed import SeedFeed
 from tui_eval.spec import EpisodeRecord
 
 Emit = Callable[[EpisodeRecord], None]
-
-
-class SeedFeed(Protocol):
-    """Hands a path the seeds it should start episodes with, one at a time."""
-
-    def take(self) -> tuple[int, int] | None:
-        """(seed, block) for the next episode, or None: start no new episode now (paused, stopping, done)."""
-
-    @property
-    def cancelled(self) -> bool:
-        """True when the run is being stopped: abandon episodes in flight and return promptly."""
 
 
 class InferencePath(ABC):

@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
-from tui_eval.paths.base import Emit, InferencePath, SeedFeed
+from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.paths.rllib_fused import FusedPipelines, why_not_fusable
 from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, module_dir
-from tui_eval.paths.vector_env import FeedRelay
 from tui_eval.spec import EpisodeRecord
 
 
@@ -30,20 +30,23 @@ class RllibConnectorsPath(InferencePath):
 
         self.explore = explore
         self.device = torch.device(device)
-        self.module = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))
-        self.module.to(self.device)
-        self.module.eval()
+        module: Any = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))  # a TorchRLModule
+        module.to(self.device)
+        module.eval()
+        self.module = module
         self.env_to_module = EnvToModulePipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["env_to_module"]))
         self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["module_to_env"]))
         _place_tensors_on(self.env_to_module, self.device)
         self.relay = FeedRelay()
         relay = self.relay
-        self.env = recipe.make_vec(num_envs, wrappers=[lambda env: GuardedEnv(
-            env, seed_source=relay, success_key=success_key, step_timeout=step_timeout)])
+        self.env: Any = recipe.make_vec(  # DictInfoToList: infos are a list, one dict per sub-env
+num_envs, wrappers=[lambda env: GuardedEnv(
+            env, feed=relay, success_key=success_key, step_timeout=step_timeout)])
         self.num_envs = num_envs
         reason = "--generic-connectors" if generic_connectors else why_not_fusable(
             self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space)
-        self.fused = None if reason else FusedPipelines(self.module, self.module_to_env, self.device)
+        self.fused: FusedPipelines | None = (
+            None if reason else FusedPipelines(self.module, self.module_to_env, self.device))
         mode = ("stock pipelines fused into batched calls" if self.fused
                 else f"pipelines run step by step ({reason})")
         self.description = (f"RLModule + EnvToModule/ModuleToEnv from the checkpoint ({mode}), {num_envs} envs, "
@@ -75,6 +78,7 @@ class RllibConnectorsPath(InferencePath):
         obs, infos = self.env.reset()
         for i in range(n):
             idle[i] = IDLE_KEY in infos[i]
+        assert self.fused is not None
         while not all(idle) and not feed.cancelled:
             _, actions_for_env = self.fused(obs, self.explore, self._t)
             obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
@@ -96,9 +100,6 @@ class RllibConnectorsPath(InferencePath):
 
     def _run_generic(self, feed: SeedFeed, emit: Emit) -> None:
         """SingleAgentEnvRunner's env loop, with both connector pipelines called on every step."""
-        import torch
-        from ray.rllib.core.columns import Columns
-
         n = self.num_envs
         episodes = [self._new_episode() for _ in range(n)]
         shared_data: dict[str, Any] = {}
@@ -113,17 +114,7 @@ class RllibConnectorsPath(InferencePath):
         to_module = self._to_module(episodes, shared_data, obs=obs, infos=infos)
 
         while not all(idle) and not feed.cancelled:
-            # forward_inference/forward_exploration toggle eval() on every call (a walk over all
-            # submodules); the module is kept in eval mode, so their inner methods do the same work.
-            with torch.no_grad():
-                if self.explore:
-                    to_env = self.module._forward_exploration(to_module, t=self._t)
-                else:
-                    to_env = self.module._forward_inference(to_module)
-            to_env = self.module_to_env(rl_module=self.module, batch=to_env, episodes=episodes,
-                                        explore=self.explore, shared_data=shared_data)
-            actions = to_env.pop(Columns.ACTIONS)
-            actions_for_env = to_env.pop(Columns.ACTIONS_FOR_ENV, actions)
+            to_env, actions, actions_for_env = self._forward(to_module, episodes, shared_data)
             obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
             self._t += n
             obs_list, action_list = _unbatch(obs), _unbatch(actions)
@@ -157,6 +148,23 @@ class RllibConnectorsPath(InferencePath):
                     emit(self._record_from(float(episode.get_return()), len(episode), infos[i],
                                            time.perf_counter() - started[i]))
                     episodes[i] = self._new_episode()
+
+    def _forward(self, to_module: Any, episodes: list, shared_data: dict[str, Any]) -> tuple[Any, Any, Any]:
+        """The module's forward pass and the module-to-env pipeline: (extra outputs, actions, actions for env)."""
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        # forward_inference/forward_exploration toggle eval() on every call (a walk over all
+        # submodules); the module is kept in eval mode, so their inner methods do the same work.
+        with torch.no_grad():
+            if self.explore:
+                to_env = self.module._forward_exploration(to_module, t=self._t)
+            else:
+                to_env = self.module._forward_inference(to_module)
+        to_env = self.module_to_env(rl_module=self.module, batch=to_env, episodes=episodes,
+                                    explore=self.explore, shared_data=shared_data)
+        actions = to_env.pop(Columns.ACTIONS)
+        return to_env, actions, to_env.pop(Columns.ACTIONS_FOR_ENV, actions)
 
     def _record_from(self, ret: float, length: int, last_info: dict[str, Any], wall_s: float) -> EpisodeRecord:
         reason = last_info.get(INVALID_KEY)

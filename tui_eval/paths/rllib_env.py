@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import importlib
 import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import gymnasium as gym
 
@@ -69,11 +70,13 @@ class EnvRecipe:
         if self.creator is not None:
             context = self.context()
             env_id = f"tui_eval_user_env_{next(_ids)}-v0"  # RLlib uses one shared id; ours never clash
-            gym.register(env_id, entry_point=lambda: self.creator(context))
+            creator = self.creator
+            gym.register(env_id, entry_point=lambda **_: creator(context))
             kwargs: dict[str, Any] = {}
         else:
             env_id, kwargs = self.env, self.env_config
-        vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", wrappers=list(wrappers), **kwargs)
+        vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", wrappers=list(wrappers),  # type: ignore[arg-type]
+                           **kwargs)  # gymnasium types wrappers as returning Wrapper, RLlib's as Env
         return DictInfoToList(vec)
 
 
@@ -93,7 +96,7 @@ def resolve_env(env: Any, env_config: dict[str, Any] | None) -> EnvRecipe:
     if module:  # Gymnasium's "package.module:EnvId": importing the module registers the env
         try:
             importlib.import_module(module)
-        except Exception as exc:
+        except Exception as exc:  # importing the user's module runs its code
             raise BadInput(f"cannot import {module!r} for env {env!r} ({first_line(exc)}); "
                            "check the module name in --env module:EnvId") from None
         creator = _tune_creator(name)

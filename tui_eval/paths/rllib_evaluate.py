@@ -17,15 +17,15 @@ runs to its end, seeds are taken as envs reset, and calls can be short without c
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
+from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.local_ray import ensure_ray
-from tui_eval.paths.base import Emit, InferencePath, SeedFeed
+from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.spec import EpisodeRecord
 
@@ -37,39 +37,13 @@ TOKEN_KEY = "tui_eval_token"
 CALL_SECONDS = 0.5
 
 
-class SeedTracker:
-    """This path's view of the feed: hands seeds to env resets and remembers which are still running."""
-
-    def __init__(self) -> None:
-        self.feed: SeedFeed | None = None
-        self.running: set[tuple[int, int]] = set()
-        self.dry = False  # the feed last had nothing to hand out
-        self._lock = threading.Lock()
-
-    def __call__(self) -> tuple[int, int] | None:
-        seed = None if self.feed is None else self.feed.take()
-        with self._lock:
-            self.dry = seed is None
-            if seed is not None:
-                self.running.add(seed)
-        return seed
-
-    def finish(self, key: tuple[int, int]) -> bool:
-        """True the first time a running seed is reported finished."""
-        with self._lock:
-            if key in self.running:
-                self.running.remove(key)
-                return True
-            return False
-
-
-_PATHS: dict[str, tuple[EnvRecipe, SeedTracker, str | None, float | None]] = {}
+_PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
 
 
 def guarded_env_creator(env_context):
     """The evaluation env: the user's env, made as RLlib would make it, behind a GuardedEnv."""
     recipe, seeds, success_key, step_timeout = _PATHS[env_context[TOKEN_KEY]]
-    return GuardedEnv(recipe.make_one(env_context), seed_source=seeds, success_key=success_key,
+    return GuardedEnv(recipe.make_one(env_context), feed=seeds, success_key=success_key,
                       step_timeout=step_timeout)
 
 
@@ -105,7 +79,7 @@ class RllibEvaluatePath(InferencePath):
         register_env(GUARDED_ENV, guarded_env_creator)
         self.explore = explore
         self.token = uuid.uuid4().hex
-        self.seeds = SeedTracker()
+        self.seeds = FeedRelay(track=True)  # evaluate() reports episodes in batches
         _PATHS[self.token] = (recipe, self.seeds, success_key, step_timeout)
         self.num_envs = num_envs
         self.call_steps = 50 * num_envs  # grown to CALL_SECONDS' worth once a call has been timed

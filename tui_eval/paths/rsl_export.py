@@ -21,15 +21,18 @@ import logging
 import os
 import shutil
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import torch
 from tensordict import TensorDict
 
-from tui_eval.paths.rsl_runner import RslLoopPath, build_runner, finalise_obs_groups, quiet
-from tui_eval.paths.rsl_vecenv import EvalVecEnv
+from tui_eval.errors import first_line
+from tui_eval.paths.rsl_eval_env import EvalVecEnv
+from tui_eval.paths.rsl_model import finalise_obs_groups, quiet
+from tui_eval.paths.rsl_runner import RslLoopPath, build_runner
 from tui_eval.spec import BadInput
 
 
@@ -85,8 +88,8 @@ def _export(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, runner_check
             os.replace(produced, folder / produced.name)
     except BadInput:
         raise
-    except Exception as exc:
-        raise BadInput(f"rsl_rl could not export the policy ({type(exc).__name__}: {str(exc)[:160]})") from None
+    except Exception as exc:  # the exporters raise torch.onnx / jit errors of many classes
+        raise BadInput(f"rsl_rl could not export the policy ({first_line(exc, 180)})") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
@@ -130,7 +133,7 @@ class RslJitPath(_ExportPath):
                 with warnings.catch_warnings():  # torch 2.13 deprecates jit.load; deployments still use it
                     warnings.simplefilter("ignore")
                     self.module = torch.jit.load(str(path), map_location=device)
-            except Exception as exc:
+            except Exception as exc:  # torch.jit.load raises RuntimeError or pickle errors
                 raise BadInput(f"{path} is not a TorchScript module ({type(exc).__name__}); delete it or "
                                "export the policy again") from None
             self.module.eval()
@@ -145,7 +148,7 @@ class RslJitPath(_ExportPath):
         try:
             with torch.inference_mode():
                 out = self.module(x)
-        except Exception as exc:
+        except Exception as exc:  # a TorchScript module raises its own error classes
             raise BadInput(f"{path} does not take this env's observations of size {x.shape[-1]} "
                            f"({type(exc).__name__}); it is not this checkpoint's policy") from None
         if tuple(out.shape) != (self.env.num_envs, self.env.num_actions):
@@ -174,8 +177,8 @@ class RslOnnxPath(_ExportPath):
             options.log_severity_level = 3
             try:
                 self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-            except Exception as exc:
-                raise BadInput(f"onnxruntime cannot load {path} ({type(exc).__name__}: {str(exc)[:120]})") from None
+            except Exception as exc:  # onnxruntime raises its own exception classes
+                raise BadInput(f"onnxruntime cannot load {path} ({first_line(exc, 140)})") from None
         except BaseException:
             env.close()
             raise

@@ -12,20 +12,21 @@ record per episode the env reports finished (see `rsl_vecenv.EvalVecEnv`).
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import io
-import warnings
 from abc import abstractmethod
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import torch
 from tensordict import TensorDict
 
-from tui_eval.paths.base import Emit, InferencePath, SeedFeed
-from tui_eval.paths.rsl_vecenv import IDLE, LIVE, EvalVecEnv
+from tui_eval.errors import first_line
+from tui_eval.feed import SeedFeed
+from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.paths.rsl_eval_env import IDLE, LIVE, EvalVecEnv
+from tui_eval.paths.rsl_load_error import summarise_load_error
+from tui_eval.paths.rsl_model import finalise_obs_groups, quiet
 from tui_eval.spec import BadInput, EpisodeRecord
 
 #: what the runner loads for inference: the models and the iteration, not the optimizer (the pre-4.0
@@ -33,40 +34,10 @@ from tui_eval.spec import BadInput, EpisodeRecord
 LOAD_CFG = {"actor": True, "critic": True, "optimizer": False, "iteration": True, "rnd": False}
 
 
-@contextlib.contextmanager
-def quiet() -> Iterator[None]:
-    """rsl_rl prints the models and the resolved observation sets; keep them off the user's terminal."""
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
-
-
-def finalise_obs_groups(cfg: dict[str, Any], groups: list[str]) -> dict[str, Any]:
-    """Fill the runner cfg's `obs_groups` for the env's observation groups, as rsl_rl would but silently.
-
-    Isaac Lab before rsl_rl 4 named the actor's set "policy"; it is read as "actor". A missing set takes
-    the group of its own name, else "policy", else every group the env has.
-    """
-    obs_groups = {k: list(v) for k, v in (cfg.get("obs_groups") or {}).items()}
-    if "actor" not in obs_groups and "policy" in obs_groups:
-        obs_groups["actor"] = obs_groups.pop("policy")
-    for name in ("actor", "critic"):
-        if name not in obs_groups:
-            obs_groups[name] = [name] if name in groups else ["policy"] if "policy" in groups else list(groups)
-        absent = [g for g in obs_groups[name] if g not in groups]
-        if absent:
-            raise BadInput(f"the agent cfg's obs_groups[{name!r}] names {absent}, which the env does not give "
-                           f"(it gives {groups}); fix obs_groups or pass the right --env / --vecenv")
-    cfg["obs_groups"] = obs_groups
-    return cfg
-
-
 def build_runner(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device: str,
                  cfg_label: str = "the agent cfg"):
     """OnPolicyRunner on `env` with `checkpoint` loaded strictly; BadInput when the cfg does not fit."""
     from rsl_rl.runners import OnPolicyRunner
-
-    from tui_eval.kinds.rsl_rl import summarise_load_error
 
     cfg = finalise_obs_groups(copy.deepcopy(cfg), list(env.get_observations().keys()))
     try:
@@ -74,9 +45,8 @@ def build_runner(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device:
             runner = OnPolicyRunner(env, cfg, log_dir=None, device=device)
     except BadInput:
         raise
-    except Exception as exc:
-        raise BadInput(f"rsl_rl cannot build the runner from {cfg_label}: {type(exc).__name__}: "
-                       f"{str(exc).splitlines()[0][:200]}") from None
+    except Exception as exc:  # OnPolicyRunner raises whatever the cfg's classes raise
+        raise BadInput(f"rsl_rl cannot build the runner from {cfg_label}: {first_line(exc)}") from None
     try:
         runner.load(str(checkpoint), load_cfg=LOAD_CFG, strict=True, map_location=device)
     except RuntimeError as exc:
@@ -89,7 +59,7 @@ def _failed_role(runner, checkpoint: Path) -> str:
     try:
         data = torch.load(str(checkpoint), map_location="cpu", weights_only=True)
         runner.alg.get_policy().load_state_dict(data["actor_state_dict"], strict=True)
-    except Exception:
+    except Exception:  # any failure to load the actor means: the actor did not fit
         return "actor"
     return "critic"
 
@@ -109,9 +79,9 @@ class RslLoopPath(InferencePath):
         ret = np.zeros(n)
         length = np.zeros(n, dtype=np.int64)
         # a --vecenv env may live on another device than the policy (--device): move as rsl_rl's runner does
-        policy_device = torch.device(getattr(self, "device", env.device))
+        policy_device = torch.device(getattr(self, "device", None) or env.device)
         move = policy_device != torch.device(env.device)
-        obs = env.begin(feed.take)
+        obs = env.begin(feed)
         try:
             while env.busy and not feed.cancelled:
                 live = env.state == LIVE  # before the step

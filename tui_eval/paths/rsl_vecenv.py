@@ -13,115 +13,34 @@ with one group, `"policy"` (or one group per key of a `Dict` observation space);
 `extras["time_outs"]` marks truncation; rewards are float32, as rsl_rl expects. A broken world (NaN,
 exception, slow step) ends as an invalid episode, decided by `GuardedEnv`.
 
-**A user factory** (`FactoryVecEnv`, from `--vecenv module:function`), which is how Isaac Lab or any
-other simulator that already speaks rsl_rl plugs in. The factory is called with keyword arguments::
-
-    factory(num_envs: int, device: str, seed: int, env_id: str | None, env_config: dict,
-            agent_cfg: dict) -> rsl_rl.env.VecEnv
-
-`num_envs` is always passed; the others only when the function declares them (or takes `**kwargs`).
-`seed` is the first seed of the run's held-out block, `env_id`/`env_config` what the user passed
-(`--env`, `--env-config`) or the checkpoint's cfg named, `agent_cfg` the rsl_rl runner cfg
-(e.g. for `clip_actions`). The factory is called once per inference path (each path steps its own
-env), and again after the env raised.
-
-Such a VecEnv resets its worlds itself, so per-world seeding is the factory's business: tui-eval
-cannot put a seed into a world. It *labels* episodes instead: when a world starts an episode, the next
-seed of the run's block is recorded as that episode's seed (worlds in index order at the start, then
-in the order they finish; several worlds finishing in the same step take seeds in world order). For a
-deterministic simulator seeded with `seed`, both paths then see the same episode under the same
-label. Per world, an episode is **invalid** when its observation, reward or the policy's action is
-non-finite (non-finite values are replaced by 0 before the policy or the env sees them; the world's
-current episode is then discarded until the env ends it, or given up after the env's
-`max_episode_length` steps), or when a step takes longer than `--step-timeout` (every episode in
-flight). When `step` raises, every episode in flight is invalid and the env is closed and rebuilt from
-the factory (with the same arguments: from then on this path's labels no longer pair with another
-path's). Success: a per-world boolean tensor in `extras[success_key]` (or `extras["is_success"]` /
-`extras["success"]`), read for the worlds that finished; otherwise unknown (None). At `begin` after a
-first run, the env is reset with its `reset()` if it has one; without it, worlds join with their next
-episode.
+A user's factory (`--vecenv module:function`) is the other way in: see `rsl_factory_env.FactoryVecEnv`.
+Both implement `rsl_eval_env.EvalVecEnv`.
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import sys
-import threading
 import time
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import torch
-from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from tui_eval.envs import (BLOCK_KEY, INVALID_KEY, SEED_KEY, STEPPING, SUCCESS_CONVENTIONS, SUCCESS_KEY, GuardedEnv,
-                           check_env_id, import_registrations)
+from tui_eval.envs import (
+    BLOCK_KEY,
+    INVALID_KEY,
+    SEED_KEY,
+    SUCCESS_KEY,
+    GuardedEnv,
+    check_env_id,
+    import_registrations,
+)
+from tui_eval.errors import first_line
+from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.paths.rsl_eval_env import IDLE, LIVE, EpisodeEnd, EvalVecEnv, group_layout
+from tui_eval.paths.rsl_factory_env import FactoryVecEnv, resolve_factory
 from tui_eval.spec import BadInput
-
-SeedSource = Callable[[], "tuple[int, int] | None"]
-
-# world states (FactoryVecEnv; GymVecEnv uses LIVE and IDLE only)
-IDLE, LIVE, DISCARD = 0, 1, 2
-
-
-@dataclass(frozen=True, slots=True)
-class EpisodeEnd:
-    """One labelled episode that ended in the last `begin`/`step`."""
-
-    world: int
-    seed: int
-    block: int
-    success: bool | None
-    reason: str | None  # set: the episode is invalid
-    wall_s: float
-
-
-class EvalVecEnv(VecEnv):
-    """An rsl_rl VecEnv whose worlds run labelled episodes, one per seed taken from a seed source.
-
-    After `begin(source)` and after every `step`: `state[i]` says whether world i runs a labelled
-    episode (LIVE), an episode that will not be recorded (DISCARD) or nothing (IDLE); `finished` lists
-    the labelled episodes that ended. `busy` is False once no world can produce a record any more.
-    """
-
-    state: np.ndarray
-    finished: list[EpisodeEnd]
-    #: one line for the user: what the worlds are
-    description: str = ""
-
-    @property
-    def live(self) -> np.ndarray:
-        return self.state == LIVE
-
-    @property
-    def busy(self) -> bool:
-        return bool((self.state != IDLE).any())
-
-    def begin(self, source: SeedSource) -> TensorDict:
-        raise NotImplementedError
-
-    def end(self) -> None:
-        """Stop taking seeds (the run returned)."""
-
-    def close(self) -> None:
-        pass
-
-
-# ---------------------------------------------------------------------------------------------------- Gymnasium
-
-
-def _group_layout(space: gym.Space) -> list[tuple[str, str | None, int]]:
-    """(group name, key in a Dict observation or None, flat size) per observation group."""
-    if isinstance(space, gym.spaces.Box):
-        return [("policy", None, int(np.prod(space.shape)))]
-    if isinstance(space, gym.spaces.Dict) and all(isinstance(s, gym.spaces.Box) for s in space.spaces.values()):
-        return [(str(k), k, int(np.prod(s.shape))) for k, s in space.spaces.items()]
-    raise BadInput(f"observation space {space} is not a Box (or a Dict of Boxes); rsl_rl MLP policies take flat "
-                   "observation vectors: pass an env with Box observations")
 
 
 class GymVecEnv(EvalVecEnv):
@@ -137,15 +56,15 @@ class GymVecEnv(EvalVecEnv):
         self.num_envs = int(num_envs)
         self.device = torch.device(device)
         self.clip_actions = clip_actions
-        self._source: SeedSource | None = None
+        self._relay = FeedRelay()
         try:
             raw = [gym.make(env_id, **self.env_config) for _ in range(self.num_envs)]
         except BadInput:
             raise
-        except Exception as exc:
+        except Exception as exc:  # an env's constructor may raise anything
             raise BadInput(f"cannot make env {env_id!r} with --env-config {self.env_config}: "
-                           f"{type(exc).__name__}: {exc}") from None
-        self.envs = [GuardedEnv(e, seed_source=self._take, success_key=success_key, step_timeout=step_timeout)
+                           f"{first_line(exc)}") from None
+        self.envs = [GuardedEnv(e, feed=self._relay, success_key=success_key, step_timeout=step_timeout)
                      for e in raw]
         action_space = self.envs[0].action_space
         if not isinstance(action_space, gym.spaces.Box):
@@ -154,7 +73,7 @@ class GymVecEnv(EvalVecEnv):
                            "output continuous actions: pass an env with a Box action space")
         self.action_shape = action_space.shape
         self.num_actions = int(np.prod(action_space.shape))
-        self.groups = _group_layout(self.envs[0].observation_space)
+        self.groups = group_layout(self.envs[0].observation_space)
         spec_steps = self.envs[0].spec.max_episode_steps if self.envs[0].spec is not None else None
         self.max_episode_length = int(spec_steps) if spec_steps else 10**9
         self.cfg = {"env_id": env_id, "env_config": self.env_config}
@@ -183,12 +102,9 @@ class GymVecEnv(EvalVecEnv):
             value = ob if key is None else ob[key]
             self._obs[group][i] = np.asarray(value, dtype=np.float32).reshape(-1)
 
-    def _take(self) -> tuple[int, int] | None:
-        return None if self._source is None else self._source()
-
-    def begin(self, source: SeedSource) -> TensorDict:
-        """Reset every world with the next seed from `source` (worlds that get none stay idle)."""
-        self._source = source
+    def begin(self, feed: SeedFeed) -> TensorDict:
+        """Reset every world with the next seed from `feed` (worlds that get none stay idle)."""
+        self._relay.feed = feed
         self.finished = []
         now = time.perf_counter()
         for i, env in enumerate(self.envs):
@@ -200,7 +116,7 @@ class GymVecEnv(EvalVecEnv):
         return self.get_observations()
 
     def end(self) -> None:
-        self._source = None
+        self._relay.feed = None
 
     def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
         acts = actions.detach().to("cpu", torch.float32).numpy().reshape((self.num_envs, *self.action_shape))
@@ -239,246 +155,9 @@ class GymVecEnv(EvalVecEnv):
         for env in self.envs:
             try:
                 env.close()
-            except Exception:
+            except Exception:  # closing is best effort: the run is over
                 pass
 
-
-# ---------------------------------------------------------------------------------------------------- factories
-
-
-def resolve_factory(text: str) -> Callable[..., VecEnv]:
-    """`module:function` → the function; BadInput (one line) when it cannot be imported."""
-    module_name, sep, attr = text.partition(":")
-    if not sep or not module_name or not attr:
-        raise BadInput(f"--vecenv expects module:function (e.g. my_pkg.envs:make_vecenv), got {text!r}")
-    if "" not in sys.path and "." not in sys.path:
-        sys.path.insert(0, "")  # the current directory, as `python -m` would
-    try:
-        obj: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except BadInput:
-        raise
-    except Exception as exc:
-        raise BadInput(f"--vecenv {text}: cannot import it ({type(exc).__name__}: {exc}); pass module:function "
-                       "importable from the current directory or the environment") from None
-    if not callable(obj):
-        raise BadInput(f"--vecenv {text} is not callable; pass a function returning an rsl_rl VecEnv")
-    return obj
-
-
-def _call_factory(factory: Callable[..., VecEnv], kwargs: dict[str, Any]) -> VecEnv:
-    try:
-        params = inspect.signature(factory).parameters
-        takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-        call = {k: v for k, v in kwargs.items() if k == "num_envs" or takes_all or k in params}
-    except (TypeError, ValueError):  # no signature (a builtin): pass everything
-        call = kwargs
-    return factory(**call)
-
-
-class FactoryVecEnv(EvalVecEnv):
-    """A user's rsl_rl VecEnv (from `--vecenv module:function`), with episodes labelled by the run's seeds."""
-
-    def __init__(self, factory: Callable[..., VecEnv], factory_name: str, factory_kwargs: dict[str, Any],
-                 success_key: str | None = None, step_timeout: float | None = None):
-        self._factory = factory
-        self._factory_kwargs = factory_kwargs
-        self.factory_name = factory_name
-        self.success_keys = (success_key,) if success_key else SUCCESS_CONVENTIONS
-        self.step_timeout = step_timeout
-        self._source: SeedSource | None = None
-        self.inner = self._build()
-        self.num_envs = int(self.inner.num_envs)
-        self.num_actions = int(self.inner.num_actions)
-        self.device = self.inner.device
-        self.cfg = getattr(self.inner, "cfg", {})
-        n = self.num_envs
-        self.state = np.full(n, IDLE, dtype=np.int8)
-        self._seed = np.zeros(n, dtype=np.int64)
-        self._block = np.zeros(n, dtype=np.int64)
-        self._steps = np.zeros(n, dtype=np.int64)  # steps of the current episode (LIVE) or discarded ones
-        self._t0 = np.zeros(n)
-        self.finished = []
-        self.rebuilds = 0
-        self.description = f"{n} worlds from --vecenv {factory_name}"
-
-    def _build(self) -> VecEnv:
-        try:
-            env = _call_factory(self._factory, self._factory_kwargs)
-        except BadInput:
-            raise
-        except Exception as exc:
-            raise BadInput(f"--vecenv {self.factory_name} raised {type(exc).__name__}: {exc}") from None
-        missing = [a for a in ("num_envs", "num_actions", "get_observations", "step") if not hasattr(env, a)]
-        if missing:
-            raise BadInput(f"--vecenv {self.factory_name} returned a {type(env).__name__} without "
-                           f"{', '.join(missing)}; it must return an rsl_rl VecEnv")
-        self._fresh = True
-        return env
-
-    # -- rsl_rl VecEnv API (delegated)
-    @property
-    def max_episode_length(self):
-        return self.inner.max_episode_length
-
-    @property
-    def episode_length_buf(self) -> torch.Tensor:
-        return self.inner.episode_length_buf
-
-    @episode_length_buf.setter
-    def episode_length_buf(self, value: torch.Tensor) -> None:
-        self.inner.episode_length_buf = value
-
-    def get_observations(self) -> TensorDict:
-        return self.inner.get_observations()
-
-    # -- labels
-    def _label(self, i: int, now: float) -> None:
-        assigned = None if self._source is None else self._source()
-        if assigned is None:
-            self.state[i] = IDLE
-            return
-        self._seed[i], self._block[i] = assigned
-        self.state[i] = LIVE
-        self._steps[i] = 0
-        self._t0[i] = now
-
-    def _finish(self, i: int, success: bool | None, reason: str | None, now: float) -> None:
-        self.finished.append(EpisodeEnd(i, int(self._seed[i]), int(self._block[i]),
-                                        False if reason else success, reason, now - self._t0[i]))
-
-    def begin(self, source: SeedSource) -> TensorDict:
-        self._source = source
-        self.finished = []
-        now = time.perf_counter()
-        obs = None
-        if not self._fresh and callable(getattr(self.inner, "reset", None)):
-            out = self.inner.reset()
-            obs = out[0] if isinstance(out, tuple) else out
-            self._fresh = True
-        if self._fresh:
-            for i in range(self.num_envs):
-                self._label(i, now)
-        else:  # cannot restart the worlds: each joins with its next episode
-            self.state[:] = DISCARD
-            self._steps[:] = 0
-        self._fresh = False
-        return obs if isinstance(obs, TensorDict) else self.inner.get_observations()
-
-    def end(self) -> None:
-        self._source = None
-
-    def _success(self, extras: dict, i: int) -> bool | None:
-        for key in self.success_keys:
-            value = extras.get(key)
-            if isinstance(value, torch.Tensor) and value.numel() == self.num_envs:
-                return bool(value.reshape(-1)[i])
-        return None
-
-    def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
-        self.finished = []
-        n = self.num_envs
-        live = self.state == LIVE
-        # non-finite actions: invalid, and the world gets zeros instead
-        ok_action = torch.isfinite(actions).reshape(n, -1).all(dim=1)
-        bad_action = None
-        if not bool(ok_action.all()):
-            bad_action = ~ok_action.cpu().numpy()
-            actions = torch.where(ok_action.unsqueeze(-1), actions, torch.zeros_like(actions))
-        self._steps += self.state != IDLE
-        started = time.perf_counter()
-        STEPPING[threading.get_ident()] = started  # the engine's watchdog notices a step that never returns
-        try:
-            obs, rew, dones, extras = self.inner.step(actions)
-        except Exception as exc:
-            return self._rebuild(f"{type(exc).__name__}: {exc}")
-        finally:
-            STEPPING.pop(threading.get_ident(), None)
-        now = time.perf_counter()
-        reason: list[str | None] = [None] * n
-        if bad_action is not None:
-            for i in np.flatnonzero(bad_action & live):
-                reason[i] = f"non-finite action at step {self._steps[i]}"
-        took = now - started
-        if self.step_timeout is not None and took > self.step_timeout:
-            for i in np.flatnonzero(live):
-                reason[i] = reason[i] or (f"step {self._steps[i]} took {took:.1f}s > --step-timeout "
-                                          f"{self.step_timeout:g}s")
-        # non-finite observations / rewards, per world
-        ok = torch.isfinite(rew).reshape(n)
-        ok_obs = torch.ones(n, dtype=torch.bool, device=ok.device)
-        for key, value in obs.items():
-            if value.is_floating_point():
-                ok_obs &= torch.isfinite(value).reshape(n, -1).all(dim=1)
-        if not bool((ok & ok_obs).all()):
-            bad_obs, bad_rew = (~ok_obs).cpu().numpy(), (~ok).cpu().numpy()
-            for i in np.flatnonzero((bad_obs | bad_rew) & live):
-                what = "observation" if bad_obs[i] else "reward"
-                reason[i] = reason[i] or f"non-finite {what} at step {self._steps[i]}"
-            rew = torch.where(ok, rew.reshape(n), torch.zeros_like(rew.reshape(n)))
-            obs = obs.clone()
-            for key, value in obs.items():
-                if value.is_floating_point():
-                    obs[key] = torch.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0)
-        done_np = dones.reshape(n).cpu().numpy().astype(bool)
-        for i in range(n) if any(reason) else ():
-            if reason[i] is not None and self.state[i] == LIVE:
-                self._finish(i, False, reason[i], now)
-                self.state[i] = DISCARD  # the env ends this episode when it will; it is not recorded
-                self._steps[i] = 0
-        if done_np.any():
-            for i in np.flatnonzero(done_np).tolist():
-                if self.state[i] == LIVE:
-                    self._finish(i, self._success(extras, i), None, now)
-                if self.state[i] != IDLE:
-                    self._label(i, now)
-        # a discarded episode that the env never ends (a world stuck in NaN without a time limit) must not keep
-        # the run alive: past the env's max_episode_length, give the world up
-        stuck = (self.state == DISCARD) & (self._steps > self._max_steps)
-        if stuck.any():
-            self.state[stuck] = IDLE
-        return obs, rew, dones, extras
-
-    @property
-    def _max_steps(self) -> int:
-        limit = getattr(self.inner, "max_episode_length", None)
-        try:
-            return int(limit.max()) if isinstance(limit, torch.Tensor) else int(limit)
-        except (TypeError, ValueError):
-            return 10**9
-
-    def _rebuild(self, error: str) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
-        """`step` raised: every episode in flight is invalid; close the env and build a fresh one."""
-        now = time.perf_counter()
-        for i in np.flatnonzero(self.state == LIVE).tolist():
-            self._finish(i, False, f"env raised at step {self._steps[i]}: {error}", now)
-        try:
-            self.inner.close()
-        except Exception:
-            pass
-        self.inner = self._build()
-        self.rebuilds += 1
-        self._fresh = False
-        for i in range(self.num_envs):
-            if self.state[i] != IDLE:
-                self._label(i, now)
-        n = self.num_envs
-        obs = self.inner.get_observations()
-        dev = self.device
-        return (obs, torch.zeros(n, device=dev), torch.ones(n, dtype=torch.bool, device=dev),
-                {"time_outs": torch.zeros(n, dtype=torch.bool, device=dev)})
-
-    def close(self) -> None:
-        try:
-            close = getattr(self.inner, "close", None)
-            if callable(close):
-                close()
-        except Exception:
-            pass
-
-
-# ---------------------------------------------------------------------------------------------------- building
 
 
 def make_eval_vecenv(*, env_id: str | None, env_config: dict[str, Any], num_envs: int, device: str,

@@ -8,17 +8,7 @@ import gymnasium as gym
 from gymnasium.wrappers.vector import DictInfoToList
 
 from tui_eval.envs import GuardedEnv, import_registrations
-from tui_eval.paths.base import SeedFeed
-
-
-class FeedRelay:
-    """Lets envs built once take seeds from whichever feed the current `run` call was given."""
-
-    def __init__(self) -> None:
-        self.feed: SeedFeed | None = None
-
-    def __call__(self) -> tuple[int, int] | None:
-        return None if self.feed is None else self.feed.take()
+from tui_eval.feed import FeedRelay
 
 
 def make_guarded_vector_env(env_id: str, env_config: dict[str, Any], num_envs: int, relay: FeedRelay,
@@ -27,8 +17,8 @@ def make_guarded_vector_env(env_id: str, env_config: dict[str, Any], num_envs: i
     as RLlib's SingleAgentEnvRunner builds them (gym.make_vec + DictInfoToList)."""
     import_registrations()
 
-    def guard(env: gym.Env) -> gym.Env:
-        return GuardedEnv(env, seed_source=relay, success_key=success_key, step_timeout=step_timeout)
+    def guard(env: gym.Env) -> gym.Wrapper:
+        return GuardedEnv(env, feed=relay, success_key=success_key, step_timeout=step_timeout)
 
     vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", wrappers=[guard], **env_config)
     return DictInfoToList(vec)

@@ -13,12 +13,11 @@ import io
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
-from tui_eval.headless import (EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, finish, record_failures,
-                               report_given_up)
-from tui_eval.runtime.outputs import stderr_path
+from tui_eval.headless import EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, finish, record_failures, report_given_up
+from tui_eval.outputs import stderr_path
 from tui_eval.runtime.owner import EXIT_TERMINATED, RunOwner
 
 
@@ -29,10 +28,10 @@ def library_output_to(path: Path) -> Iterator[None]:
     Textual draws on `sys.__stderr__`; we give it a duplicate of the terminal's descriptor and point
     descriptor 2 at a file next to the run log for as long as the app runs.
     """
-    if not (hasattr(sys.__stderr__, "fileno") and sys.__stderr__.isatty()):
+    original_stream = sys.__stderr__
+    if original_stream is None or not original_stream.isatty():
         yield
         return
-    original_stream = sys.__stderr__
     saved_fd = os.dup(2)
     terminal = io.TextIOWrapper(io.FileIO(os.dup(2), "w"), encoding=original_stream.encoding or "utf-8",
                                 errors="backslashreplace", line_buffering=True)
@@ -40,11 +39,11 @@ def library_output_to(path: Path) -> Iterator[None]:
     sink = open(path, "a")
     sys.stderr.flush()
     os.dup2(sink.fileno(), 2)
-    sys.__stderr__ = terminal
+    setattr(sys, "__stderr__", terminal)  # noqa: B010  (a final name to mypy; Textual draws on it)
     try:
         yield
     finally:
-        sys.__stderr__ = original_stream
+        setattr(sys, "__stderr__", original_stream)  # noqa: B010
         with contextlib.suppress(Exception):  # the terminal may be gone (SIGHUP)
             sys.stderr.flush()
         os.dup2(saved_fd, 2)

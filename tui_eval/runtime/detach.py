@@ -9,10 +9,10 @@ import sys
 import time
 from pathlib import Path
 
+from tui_eval.outputs import check_outputs, output_path
 from tui_eval.spec import BadInput, RunSpec
 
 from . import ownership
-from .outputs import check_outputs, output_path
 
 STARTUP_S = 20.0  # how long to wait for the background run to take its log
 

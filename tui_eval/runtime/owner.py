@@ -12,17 +12,18 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, StateChanged
+from tui_eval.outputs import check_outputs, output_path
 from tui_eval.spec import RunSpec
 from tui_eval.store import RunLog
 
 from . import ownership, registry
 from .control import ControlServer
-from .outputs import check_outputs, output_path
 
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
 VERDICT_EVERY_S = 5.0  # how often a live run writes its current verdict for `tui-eval ls`
@@ -79,8 +80,8 @@ class RunOwner:
         engine.log.set_meta(verdict=None if comparison is None else comparison.get("verdict"),
                             snapshot={"paths": paths, "comparison": comparison})
 
-    def install_signals(self, on_term: Callable[[], None] | None = None,
-                        on_hangup: Callable[[], None] | None = None) -> None:
+    def install_signals(self, on_term: Callable[[], object] | None = None,
+                        on_hangup: Callable[[], object] | None = None) -> None:
         """SIGTERM stops the run cleanly; SIGHUP (the terminal closed) lets it go on without a view."""
 
         def term(signum, frame):
@@ -112,7 +113,6 @@ class RunOwner:
         os.close(devnull)
         sys.stdout = open(1, "w", closefd=False, buffering=1)
         sys.stderr = open(2, "w", closefd=False, buffering=1)
-        sys.__stdout__, sys.__stderr__ = sys.stdout, sys.stderr
         return out
 
     # ------------------------------------------------------------------ the end

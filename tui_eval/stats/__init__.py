@@ -31,7 +31,7 @@ from .intervals import (
     welch_interval_from_moments,
     wilson_interval,
 )
-from .path import PathStats
+from .path import PathStats, ReturnBounds, ReturnsSnapshot
 from .run import RunStats
 from .running import RunningMoments, welford
 from .sequences import (
@@ -51,6 +51,8 @@ from .sequences import (
 
 __all__ = [
     "PathStats",
+    "ReturnBounds",
+    "ReturnsSnapshot",
     "Comparison",
     "RunStats",
     "known_return_bounds",

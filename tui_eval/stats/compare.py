@@ -35,7 +35,7 @@ from tui_eval.spec import EpisodeRecord
 
 from .guards import anytime_share_upper, guarded_asymptotic_cs_from_moments, returns_identical
 from .intervals import t_interval_from_moments, welch_interval_from_moments
-from .path import BETA_MIXTURE_CS, PathStats, _pair
+from .path import BETA_MIXTURE_CS, PathStats, ReturnBounds, _pair
 from .sequences import beta_mixture_cs_scalar, normal_mixture_cs_from_mean
 
 __all__ = ["Comparison", "difference_interval", "verdict"]
@@ -136,7 +136,7 @@ class Comparison:
         deterministic: bool = False,
         alpha: float = 0.05,
         *,
-        return_bounds=None,
+        return_bounds: ReturnBounds | None = None,
         success_margin: float = 0.05,
         could_differ_max: float = 0.05,
         margin_burn_in: int = 30,
@@ -315,7 +315,8 @@ class Comparison:
         paired_cs, paired_method = diff.cs()
         bounded = diff.return_bounds is not None and diff.return_bounds_ok
         sides_ready = ma.n >= self.burn_in and mb.n >= self.burn_in
-        if npair >= self.burn_in or (bounded and npair >= 1) or (npair >= 2 and not sides_ready):
+        if diff.mean is not None and (npair >= self.burn_in or (bounded and npair >= 1)
+                                      or (npair >= 2 and not sides_ready)):
             out.update(method="paired", diff_mean=diff.mean, cs=paired_cs, cs_method=paired_method,
                        ci=t_interval_from_moments(npair, diff.mean, diff.var, self.alpha))
         elif ma.n >= 2 and mb.n >= 2:
@@ -361,6 +362,7 @@ class Comparison:
         if n == 0:
             return "undecided", f"waiting for paired seeds of {a} and {b} (both deterministic)"
         upper = self.could_differ_upper()
+        assert upper is not None  # n > 0 pairs
         result = "equivalent" if upper <= self.could_differ_max else "undecided"
         return result, (f"identical on {n}/{n} seeds; <= {100 * upper:.1f}% could differ (anytime "
                         f"{100 * (1 - self.alpha):.4g}%) with both deterministic"
@@ -394,7 +396,11 @@ class Comparison:
         return "; ".join(parts) + f": {result}, {why}"
 
     def summary(self) -> dict[str, Any]:
-        """The comparison as a JSON-serialisable dict (see the module docstring for the verdict)."""
+        """The comparison as a JSON-serialisable dict (see the module docstring for the verdict).
+
+        `diff_cs95` / `success_diff_cs95` keep the public JSON's key names; their level is 1 - `alpha_each`
+        (each of the two metrics gets half of alpha, a parameter: 0.05 unless given), `diff_ci95` is at
+        1 - `alpha`."""
         r = self._return_difference()
         success_diff, success_cs = self._success_difference()
         success_metric = success_cs is not None

@@ -1,13 +1,15 @@
 """Per-path statistics, updated in O(1) per episode and summarised on demand.
 
 `PathStats.add` is the hot path (one call per finished episode, possibly millions): plain float
-arithmetic, no numpy calls except one element store. `PathStats.summary` is called by the app on a
-5-10 Hz timer; its costly parts (IQM bootstrap, beta-mixture bounds) are cached.
+arithmetic, no numpy calls except one element store. `PathStats.summary` is called by the app about
+once a second (and by every reader of a finished run); its costly parts (IQM bootstrap, beta-mixture
+bounds) are cached.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,7 @@ from .guards import guarded_asymptotic_cs_from_moments
 from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
 from .sequences import PrPlEB, beta_mixture_cs_scalar, normal_mixture_cs_from_mean
 
-__all__ = ["PathStats", "ASYMPTOTIC_CS", "PRPL_EB_CS", "NORMAL_MIXTURE_CS", "BETA_MIXTURE_CS"]
+__all__ = ["PathStats", "ReturnsSnapshot", "ASYMPTOTIC_CS", "PRPL_EB_CS", "NORMAL_MIXTURE_CS", "BETA_MIXTURE_CS"]
 
 ASYMPTOTIC_CS = "asymptotic-cs, variance guarded (Waudby-Smith et al. 2021)"
 PRPL_EB_CS = "PrPl-EB, bounded [{lo:g}, {hi:g}] (Waudby-Smith & Ramdas 2023)"
@@ -32,6 +34,25 @@ _EB_BATCH = 4096
 # IQM: exact point estimate on every refresh up to this many returns; above it the point estimate
 # and its bootstrap interval are recomputed only after 1% new episodes.
 _IQM_FRESH_MAX_N = 100_000
+
+#: (lo, hi) of every episode's return, or (lo, hi, where they came from)
+ReturnBounds = tuple[float, float] | tuple[float, float, str]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ReturnsSnapshot:
+    """One path's valid returns as they were when taken (under the lock records are added under).
+
+    `returns` is a read-only view of the first `n` entries of the path's append-only buffer: entries
+    below `n` are never written again (growing the buffer copies them to a new array), so the view is
+    as good as a copy and costs nothing.
+    """
+
+    n: int
+    invalid: int
+    returns: np.ndarray
+    #: the same token for every snapshot of one PathStats: later snapshots of a series only add returns
+    series: object
 
 
 def _pair(iv) -> list[float] | None:
@@ -67,7 +88,7 @@ class PathStats:
 
     def __init__(
         self,
-        return_bounds: tuple[float, float] | None = None,
+        return_bounds: ReturnBounds | None = None,
         alpha: float = 0.05,
         *,
         target_n: int = 100,
@@ -99,6 +120,7 @@ class PathStats:
             self._blo, self._bhi = lo - tol, hi + tol
             if bounded_cs == "prpl-eb":
                 self._eb = PrPlEB(lo, hi, alpha)
+        self._series = object()  # identifies this series in its ReturnsSnapshots
         # counts over all episodes
         self.episodes = 0
         self.invalid = 0
@@ -117,9 +139,9 @@ class PathStats:
         # caches
         self._scratch = np.empty(0, dtype=np.float64)
         self._iqm_n = -1
-        self._iqm = None
+        self._iqm: float | None = None
         self._iqm_ci_n = -1
-        self._iqm_ci = None
+        self._iqm_ci: list[float] | None = None
 
     # ------------------------------------------------------------------ hot path
     def add(self, record: EpisodeRecord) -> None:
@@ -137,8 +159,17 @@ class PathStats:
         self.add_value(float(x), record.length)
 
     def add_value(self, x: float, length: int = 0) -> None:
-        """Account one valid, finite return (`add` without the episode bookkeeping)."""
+        """Account one valid, finite return (`add` without the episode bookkeeping).
+
+        The value is written to the buffer before `n` counts it, so that `returns()` never includes an
+        unwritten entry."""
         n = self.n + 1
+        if n > self._cap:
+            grown = np.empty(2 * self._cap, dtype=np.float64)
+            grown[: n - 1] = self._buf[: n - 1]
+            self._buf = grown
+            self._cap = 2 * self._cap
+        self._buf[n - 1] = x
         self.n = n
         delta = x - self._mean
         mean = self._mean + delta / n
@@ -149,12 +180,6 @@ class PathStats:
         if x > self._max:
             self._max = x
         self._len_sum += length
-        if n > self._cap:
-            grown = np.empty(2 * self._cap, dtype=np.float64)
-            grown[: n - 1] = self._buf
-            self._buf = grown
-            self._cap = 2 * self._cap
-        self._buf[n - 1] = x
         if self._bounds_ok:
             if x < self._blo or x > self._bhi:
                 self._bounds_ok = False  # the bounds were wrong: stop claiming a bounded-data CS
@@ -177,6 +202,10 @@ class PathStats:
         v = self._buf[: self.n]
         v.flags.writeable = False
         return v
+
+    def returns_snapshot(self) -> ReturnsSnapshot:
+        """The valid returns and the counts, frozen: take it under the lock records are added under."""
+        return ReturnsSnapshot(self.n, self.invalid, self.returns(), self._series)
 
     @property
     def mean(self) -> float | None:
@@ -244,7 +273,10 @@ class PathStats:
         return k / n, _pair(wilson_interval(k, n, self.alpha)), _pair(beta_mixture_cs_scalar(k, n, self.alpha))
 
     def summary(self) -> dict[str, Any]:
-        """All numbers of this path as a JSON-serialisable dict (None where undefined)."""
+        """All numbers of this path as a JSON-serialisable dict (None where undefined).
+
+        The "95" in the `*ci95` / `*cs95` keys is the public JSON's name for the default level: every
+        interval is at 1 - `self.alpha`, and alpha is a parameter (0.05 unless given)."""
         n = self.n
         var = self.var
         cs, cs_method = self.cs()

@@ -13,16 +13,18 @@ Pooling sampled and greedy episodes under one label would report a mean that bel
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tui_eval.spec import EpisodeRecord
 
 from .compare import Comparison
-from .path import PathStats
+from .path import PathStats, ReturnBounds
 
 __all__ = ["PathGroup", "RunStats", "explore_label"]
 
-# summary keys that are statistics of returns or rates (not counts): not pooled across settings
+# summary keys that are statistics of returns or rates (not counts): not pooled across settings. The "95"
+# names the public JSON keys; the level of each interval is 1 - alpha, a parameter of the statistics.
 _STAT_KEYS = ("mean", "std", "min", "max", "ci95", "cs95", "iqm", "iqm_ci95", "success_rate", "success_ci95",
               "success_cs95", "invalid_rate", "invalid_ci95", "invalid_cs95")
 
@@ -110,7 +112,8 @@ class RunStats:
     an explore setting; with settings, a pairing is deterministic when both are off.
     """
 
-    def __init__(self, names: list[str], deterministic: bool, return_bounds, margin) -> None:
+    def __init__(self, names: list[str], deterministic: bool, return_bounds: ReturnBounds | None,
+                 margin: float | None) -> None:
         self.names = list(names)
         self.return_bounds = return_bounds
         self.margin = margin
@@ -125,6 +128,7 @@ class RunStats:
         self._current_block = -1
 
     def _new_comparison(self, pairing: tuple | None) -> Comparison:
+        assert self._pair_names is not None
         a, b = self._pair_names
         det = self.deterministic if pairing is None or None in pairing else (not pairing[0] and not pairing[1])
         return Comparison(a, b, margin=self.margin, deterministic=det, return_bounds=self.return_bounds)
@@ -146,6 +150,7 @@ class RunStats:
             self._held.setdefault(rec.block, []).append(rec)
 
     def _comparison_for(self, block: int, seen: dict) -> Comparison:
+        assert self._pair_names is not None
         a, b = self._pair_names
         pairing = (seen[a], seen[b])
         cmp = self.comparisons.get(pairing)

@@ -44,7 +44,7 @@ class RunningMoments:
         if x > self.max:
             self.max = x
 
-    def merge(self, other: "RunningMoments") -> None:
+    def merge(self, other: RunningMoments) -> None:
         """Absorb another accumulator (Chan, Golub & LeVeque 1983, parallel update)."""
         if other.n == 0:
             return

@@ -15,8 +15,8 @@ import asyncio
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -24,16 +24,27 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
-from tui_eval.runtime.outputs import stderr_path
 from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, StateChanged
+from tui_eval.outputs import stderr_path
 from tui_eval.spec import BadInput
 
 from . import messages as msg
 from .export import export_paths, export_run
 from .inbox import Inbox
 from .source import FACT_KEYS, LiveSource, LogSource
-from .widgets import (ComparisonTable, EpisodeLog, ExploreScreen, HelpScreen, Histograms, LogHeader,
-                      RunHeader, SeedDetail, Sparklines, StatusLine, VerdictBar)
+from .widgets import (
+    ComparisonTable,
+    EpisodeLog,
+    ExploreScreen,
+    HelpScreen,
+    Histograms,
+    LogHeader,
+    RunHeader,
+    SeedDetail,
+    Sparklines,
+    StatusLine,
+    VerdictBar,
+)
 from .widgets.comparison_table import TableData
 from .widgets.episode_log import Filter
 from .widgets.run_header import HeaderInfo
@@ -265,12 +276,8 @@ class EvalApp(App[int]):
         if widget.border_title != title:
             widget.border_title = title
 
-    def _stats(self):
-        return self.source.block_stats if self.view_block else self.source.stats
-
     def _refresh_stats(self) -> None:
         src = self.source
-        stats = self._stats()
         self._stats_dirty = False
         self.summaries, self.comparison = src.summaries(self.view_block)
         data = TableData(paths=self.paths, summaries=self.summaries,
@@ -283,7 +290,7 @@ class EvalApp(App[int]):
             self.query_one(VerdictBar).show(self.comparison, self.paths[0] if len(self.paths) == 1 else None)
         hist = self.query_one(Histograms)
         if hist.display:
-            hist.show(dict(stats.paths))
+            hist.show(src.returns(self.view_block))
         blocks = src.blocks
         title = "comparison · all blocks" if not self.view_block else (
             f"comparison · block {len(blocks) - 1} only (seeds {blocks[-1]})")

@@ -11,12 +11,13 @@ over plain SSH in any xterm-256color terminal.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from rich.text import Text
 
 from tui_eval.format import num
+from tui_eval.stats import ReturnsSnapshot
 
 BARS = " ▁▂▃▄▅▆▇█"
 INVALID_MARK = "×"
@@ -38,7 +39,8 @@ def sparkline(points: Sequence[tuple[float, bool]], width: int, lo: float, hi: f
     shown = list(points)[-width:] if width > 0 else []
     if len(shown) < width:
         text.append("·" * (width - len(shown)), style="dim")
-    run, run_style = [], style
+    run: list[str] = []
+    run_style = style
     for ret, invalid in shown:
         char, char_style = (INVALID_MARK, invalid_style) if invalid or not math.isfinite(ret) else (
             spark_char(ret, lo, hi), style)
@@ -65,10 +67,11 @@ def finite_range(series: Iterable[Sequence[tuple[float, bool]]]) -> tuple[float,
 
 
 class Histogram:
-    """Counts of one path's valid returns over shared bin edges, kept up to date incrementally."""
+    """Counts of one path's valid returns over shared bin edges, kept up to date incrementally from the
+    path's successive `ReturnsSnapshot`s (a snapshot of the same series only adds returns)."""
 
     def __init__(self) -> None:
-        self.source: object | None = None  # the PathStats these counts are of
+        self.source: object | None = None  # the series these counts are of
         self.edges: np.ndarray | None = None
         self.counts: np.ndarray | None = None
         self.upto = 0
@@ -76,35 +79,36 @@ class Histogram:
         self._seen_upto = 0
         self._lo, self._hi = math.inf, -math.inf
 
-    def extent(self, stats) -> tuple[float, float]:
+    def extent(self, snap: ReturnsSnapshot) -> tuple[float, float]:
         """(min, max) of the returns so far, scanning only those added since the last call."""
-        returns = stats.returns()
+        returns = snap.returns
         n = returns.shape[0]
-        if self._seen is not stats or n < self._seen_upto:
-            self._seen, self._seen_upto, self._lo, self._hi = stats, 0, math.inf, -math.inf
+        if self._seen is not snap.series or n < self._seen_upto:
+            self._seen, self._seen_upto, self._lo, self._hi = snap.series, 0, math.inf, -math.inf
         if n > self._seen_upto:
             new = returns[self._seen_upto:n]
             self._lo, self._hi = min(self._lo, float(new.min())), max(self._hi, float(new.max()))
             self._seen_upto = n
         return self._lo, self._hi
 
-    def update(self, stats, lo: float, hi: float, bins: int) -> np.ndarray:
-        """Counts of `stats.returns()` in `bins` equal bins over [lo, hi] (which must hold them all: see
+    def update(self, snap: ReturnsSnapshot, lo: float, hi: float, bins: int) -> np.ndarray:
+        """Counts of `snap.returns` in `bins` equal bins over [lo, hi] (which must hold them all: see
         `extent`); returns added after `extent` was asked wait for the next update."""
-        returns = stats.returns()
-        n = min(returns.shape[0], self._seen_upto if self._seen is stats else 0)
-        fresh = (self.source is not stats or self.edges is None or self.counts is None
-                 or self.counts.shape[0] != bins or self.edges[0] != lo or self.edges[-1] != hi or n < self.upto)
-        if fresh:
-            self.source, self.upto = stats, 0
-            self.edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.linspace(lo - 0.5, hi + 0.5, bins + 1)
-            self.counts = np.zeros(bins, dtype=np.int64)
+        returns = snap.returns
+        n = min(returns.shape[0], self._seen_upto if self._seen is snap.series else 0)
+        edges, counts = self.edges, self.counts
+        if (self.source is not snap.series or edges is None or counts is None or counts.shape[0] != bins
+                or edges[0] != lo or edges[-1] != hi or n < self.upto):
+            self.source, self.upto = snap.series, 0
+            edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.linspace(lo - 0.5, hi + 0.5, bins + 1)
+            counts = np.zeros(bins, dtype=np.int64)
+            self.edges, self.counts = edges, counts
         if n > self.upto:
             new = returns[self.upto:n]
-            counts, _ = np.histogram(new, bins=bins, range=(self.edges[0], self.edges[-1]))
-            self.counts += counts
+            added, _ = np.histogram(new, bins=bins, range=(edges[0], edges[-1]))
+            counts += added
             self.upto = n
-        return self.counts
+        return counts
 
 
 def bin_count(n: int, width: int) -> int:

@@ -4,9 +4,8 @@ Both sources have the same face: statistics of all blocks and of the current blo
 its facts, throughput, and (live only) the controls. Events reach the app through an `Inbox` that
 the source fills from its own threads: the engine's workers, or the log viewer's poller.
 
-The app reads the statistics without the engine's lock (a summary is a few ms; holding the lock that
-long would stall the workers): a frame may show a count one episode ahead of a mean, never a wrong one
-for long, and the next refresh is consistent again.
+The app never reads live statistics: summaries and returns are taken under the lock records are added
+under (the engine's, or the poller's) and handed to widgets as frozen payloads.
 """
 
 from __future__ import annotations
@@ -16,9 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui_eval.engine import Engine, RunStats
+from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, StateChanged
 from tui_eval.spec import SeedBlock
+from tui_eval.stats import ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
 from tui_eval.summary import replay
 
@@ -72,6 +72,9 @@ class LiveSource:
     def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], dict | None]:
         """Per-path and comparison summaries, read under the engine's lock (stats are not thread-safe)."""
         return self.engine.snapshot(current_block_only)
+
+    def returns(self, current_block_only: bool) -> dict[str, ReturnsSnapshot]:
+        return self.engine.returns_snapshot(current_block_only)
 
     def throughput(self, name: str) -> tuple[float, float]:
         return self.engine.throughput(name)
@@ -219,6 +222,12 @@ class LogSource:
         with self._stats_lock:
             paths = {name: s.summary() for name, s in stats.paths.items()}
             return paths, stats.comparison_summary()
+
+    def returns(self, current_block_only: bool) -> dict[str, ReturnsSnapshot]:
+        """Each path's valid returns and counts, frozen under the poller's lock."""
+        stats = self.block_stats if current_block_only else self.stats
+        with self._stats_lock:
+            return {name: s.returns_snapshot() for name, s in stats.paths.items()}
 
     def idle_seconds(self) -> float:
         """Seconds since the newest record was written (or since the run started, before any)."""

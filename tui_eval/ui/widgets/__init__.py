@@ -1,4 +1,5 @@
-"""One small widget per file. Each draws from plain data handed to it by the app; none reads the engine."""
+"""Small widgets, one concern per file (the episode log keeps its header beside it). Each draws from plain
+data or frozen snapshots the app hands it; none reads the engine or live statistics."""
 
 from .comparison_table import ComparisonTable
 from .episode_log import EpisodeLog, LogHeader

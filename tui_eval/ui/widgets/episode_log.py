@@ -256,7 +256,7 @@ class EpisodeLog(ScrollView, can_focus=True):
             rest = max(0, width - sum(w + 1 for _, w, _ in COLUMNS[:-1]))
             cells = row_cells(rec)
             segments = []
-            text = []
+            text: list[str] = []
             for (header, w, right), cell in zip(COLUMNS, cells):
                 piece = _cell(cell, w or rest, right) + " "
                 if header == "path" or (header == "invalid" and cell):

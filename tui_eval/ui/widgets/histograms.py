@@ -8,6 +8,8 @@ import math
 from rich.text import Text
 from textual.widget import Widget
 
+from tui_eval.stats import ReturnsSnapshot
+
 from ..charts import Histogram, axis_line, bin_count, histogram_lines
 from .palette import path_style
 
@@ -21,12 +23,12 @@ class Histograms(Widget):
         super().__init__(**kwargs)
         self.paths = list(paths)
         self.hists = {name: Histogram() for name in self.paths}
-        self.stats: dict[str, object] = {}
+        self.stats: dict[str, ReturnsSnapshot] = {}
         self._key: tuple = ()
 
-    def show(self, stats: dict[str, object]) -> None:
-        """`stats`: PathStats per path (read only: their valid returns, count and invalid count)."""
-        key = tuple((n, id(s), s.n, s.invalid) for n, s in stats.items())
+    def show(self, stats: dict[str, ReturnsSnapshot]) -> None:
+        """`stats`: each path's returns and counts, frozen when taken (never live statistics)."""
+        key = tuple((n, s.series, s.n, s.invalid) for n, s in stats.items())
         if key != self._key:
             self._key = key
             self.stats = stats

@@ -26,7 +26,8 @@ class Sparklines(Widget):
     def __init__(self, paths: list[str], keep: int = 1024, **kwargs):
         super().__init__(**kwargs)
         self.paths = list(paths)
-        self.points = {name: collections.deque(maxlen=keep) for name in self.paths}
+        self.points: dict[str, collections.deque[tuple[float, bool]]] = {
+            name: collections.deque(maxlen=keep) for name in self.paths}
 
     def add(self, records: list[EpisodeRecord], redraw: bool = True) -> None:
         for rec in records:

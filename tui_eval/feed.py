@@ -1,0 +1,93 @@
+"""Handing seeds to the worlds that run episodes, and noticing a world whose step never returns.
+
+`SeedFeed` is the one idea: something that hands out `(seed, block)` pairs, one per episode to start,
+and None when no episode should start now (paused, stopping, block done). The engine makes one per path;
+envs built once, before any run, hold a `FeedRelay`, which forwards to the feed of the `run` call in
+progress. A feed carries the run's `Heartbeat`, where envs note the steps they are in.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Protocol
+
+#: (seed, block): which seed an episode runs and the seed block it belongs to
+Seed = tuple[int, int]
+
+
+class Heartbeat:
+    """Env steps in progress, per thread: a step can hang forever inside a simulator, and the engine's
+    watchdog reads this to notice it and to tell the frozen world's episode from the others in flight.
+
+    Each thread writes only its own entry (a dict item set and popped under the GIL), so a step costs
+    no lock.
+    """
+
+    def __init__(self) -> None:
+        self._steps: dict[int, tuple[float, int | None, int]] = {}
+
+    def step_started(self, seed: int | None, block: int) -> None:
+        """The calling thread starts stepping the world running `seed` (None: several worlds at once)."""
+        self._steps[threading.get_ident()] = (time.perf_counter(), seed, block)
+
+    def step_ended(self) -> None:
+        self._steps.pop(threading.get_ident(), None)
+
+    def stepping(self, thread_id: int) -> tuple[float, int | None, int] | None:
+        """(time.perf_counter() at its start, seed, block) of the step in progress in that thread, if any."""
+        return self._steps.get(thread_id)
+
+
+class SeedFeed(Protocol):
+    """Hands a path the seeds it should start episodes with, one at a time."""
+
+    def take(self) -> Seed | None:
+        """(seed, block) for the next episode, or None: start no new episode now (paused, stopping, done)."""
+
+    @property
+    def cancelled(self) -> bool:
+        """True when the run is being stopped: abandon episodes in flight and return promptly."""
+
+    @property
+    def heartbeat(self) -> Heartbeat | None:
+        """Where envs note the steps they are in (None: nobody watches)."""
+
+
+class FeedRelay:
+    """The SeedFeed of envs built once: forwards to the feed of the `run` call in progress (between calls
+    it hands out nothing). With `track`, it remembers which of the seeds it handed out are still running
+    (`finish` reports them done): for a loop that learns of finished episodes only in batches."""
+
+    def __init__(self, track: bool = False) -> None:
+        self.feed: SeedFeed | None = None
+        self.track = track
+        self.running: set[Seed] = set()
+        self.dry = False  # the feed last had nothing to hand out
+        self._lock = threading.Lock()
+
+    def take(self) -> Seed | None:
+        seed = None if self.feed is None else self.feed.take()
+        if not self.track:
+            return seed
+        with self._lock:
+            self.dry = seed is None
+            if seed is not None:
+                self.running.add(seed)
+        return seed
+
+    def finish(self, key: Seed) -> bool:
+        """True the first time a running seed is reported finished."""
+        with self._lock:
+            if key in self.running:
+                self.running.remove(key)
+                return True
+            return False
+
+    @property
+    def cancelled(self) -> bool:
+        return self.feed is not None and self.feed.cancelled
+
+    @property
+    def heartbeat(self) -> Heartbeat | None:
+        return None if self.feed is None else self.feed.heartbeat

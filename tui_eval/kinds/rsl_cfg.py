@@ -1,0 +1,260 @@
+"""rsl_rl runner cfgs as plain dicts: read one, normalise any layout we know to 5.x, or infer one from weights.
+
+Pure dict → dict functions (rsl_rl's classes are looked up only to know which keys they take).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from tui_eval.errors import first_line
+from tui_eval.paths.rsl_model import DEFAULT_ACTIVATION
+from tui_eval.spec import BadInput
+
+DEFAULT_NUM_STEPS_PER_ENV = 24
+_DEPRECATED_MODEL_KEYS = ("stochastic", "init_noise_std", "noise_std_type", "state_dependent_std")
+_TRAINING_ONLY_ALGORITHM_KEYS = ("rnd_cfg", "symmetry_cfg")
+
+
+def _safe_yaml_loader():
+    """A SafeLoader that reads the `!!python/tuple` (and other python tags) Isaac Lab's dump_yaml may write."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def python_tag(loader, suffix, node):
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node, deep=True)
+        if isinstance(node, yaml.MappingNode):
+            return loader.construct_mapping(node, deep=True)
+        value = loader.construct_scalar(node)
+        return value or suffix.partition(":")[2]
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", python_tag)
+    return Loader
+
+
+def read_cfg_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise BadInput(f"cannot read the agent cfg {path} ({exc.strerror}); pass a readable YAML or JSON "
+                       "file") from None
+    try:
+        if path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
+
+            data = yaml.load(text, Loader=_safe_yaml_loader())
+    except Exception as exc:  # json and yaml raise their own error classes, yaml several
+        raise BadInput(f"the agent cfg {path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'} "
+                       f"({first_line(exc, 100)})") from None
+    if not isinstance(data, dict):
+        raise BadInput(f"the agent cfg {path} holds a {type(data).__name__}, not a mapping of runner settings")
+    return data
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip() in ("???", "MISSING"))
+
+
+def _accepted(cls: Any, skip: tuple[str, ...] = ()) -> set[str] | None:
+    """Keyword names `cls.__init__` takes (None: it takes **kwargs)."""
+    params = inspect.signature(cls).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return None
+    return {name for name in params if name not in skip}
+
+
+def _resolve(name: str, what: str) -> Any:
+    from rsl_rl.utils import resolve_callable
+
+    try:
+        return resolve_callable(name)
+    except Exception:  # resolve_callable raises ImportError, AttributeError, ValueError
+        raise BadInput(f"the agent cfg's {what} class {name!r} is not in rsl_rl nor importable; pass a cfg for "
+                       "rsl_rl's MLPModel / PPO, or make the module importable") from None
+
+
+def _filter(block: dict[str, Any], cls: Any, where: str, notes: list[str], skip: tuple[str, ...] = ()) -> dict:
+    accepted = _accepted(cls, skip)
+    out = {"class_name": block["class_name"]}
+    dropped = []
+    for key, value in block.items():
+        if key == "class_name":
+            continue
+        if accepted is not None and key not in accepted:
+            dropped.append(key)
+        elif not _missing(value) or key == "distribution_cfg":
+            out[key] = value
+    if dropped:
+        notes.append(f"{where}: ignored {', '.join(sorted(dropped))}")
+    return out
+
+
+def _model_block(block: dict[str, Any], where: str, notes: list[str]) -> dict[str, Any]:
+    block = dict(block)
+    block.setdefault("class_name", "MLPModel")
+    name = str(block["class_name"])
+    if "RNN" in name or "Recurrent" in name:
+        raise BadInput(f"the agent cfg's {where} is recurrent ({name}); recurrent policies are not supported")
+    if "CNN" in name:
+        raise BadInput(f"the agent cfg's {where} is a {name}; tui-eval runs MLP policies on flat observations")
+    # rsl_rl 4.x keys → 5.x distribution_cfg
+    old = {k: block.pop(k) for k in _DEPRECATED_MODEL_KEYS if k in block}
+    if old and _missing(block.get("distribution_cfg")) and old.get("stochastic") is True:
+        dist_name = "HeteroscedasticGaussianDistribution" if old.get("state_dependent_std") else "GaussianDistribution"
+        block["distribution_cfg"] = {"class_name": dist_name, "init_std": float(old.get("init_noise_std") or 1.0),
+                                     "std_type": old.get("noise_std_type") or "scalar"}
+    if _missing(block.get("distribution_cfg")):
+        block["distribution_cfg"] = None
+    cls = _resolve(name, where)
+    block = _filter(block, cls, where, notes, skip=("self", "obs", "obs_groups", "obs_set", "output_dim"))
+    if isinstance(block.get("distribution_cfg"), dict):
+        dist = dict(block["distribution_cfg"])
+        dist.setdefault("class_name", "GaussianDistribution")
+        dist_cls = _resolve(str(dist["class_name"]), f"{where} distribution")
+        block["distribution_cfg"] = _filter(dist, dist_cls, f"{where}.distribution_cfg", notes,
+                                            skip=("self", "output_dim"))
+    return block
+
+
+def _from_actor_critic(policy: dict[str, Any], empirical: bool) -> tuple[dict, dict]:
+    """rsl_rl < 4 `policy:` block (ActorCritic) → 5.x actor and critic blocks."""
+    name = str(policy.get("class_name", "ActorCritic"))
+    if "Recurrent" in name:
+        raise BadInput(f"the agent cfg's policy is {name}; recurrent policies are not supported")
+    if name != "ActorCritic":
+        raise BadInput(f"the agent cfg's policy class {name!r} has no rsl_rl 5 counterpart tui-eval knows; "
+                       "pass a cfg with actor/critic MLPModel blocks")
+    activation = policy.get("activation", DEFAULT_ACTIVATION)
+    dist = {"class_name": "HeteroscedasticGaussianDistribution" if policy.get("state_dependent_std")
+            else "GaussianDistribution", "init_std": float(policy.get("init_noise_std", 1.0)),
+            "std_type": policy.get("noise_std_type", "scalar")}
+    actor = {"class_name": "MLPModel", "hidden_dims": list(policy.get("actor_hidden_dims", [256, 256, 256])),
+             "activation": activation, "distribution_cfg": dist,
+             "obs_normalization": bool(policy.get("actor_obs_normalization", empirical))}
+    critic = {"class_name": "MLPModel", "hidden_dims": list(policy.get("critic_hidden_dims", [256, 256, 256])),
+              "activation": activation, "obs_normalization": bool(policy.get("critic_obs_normalization", empirical))}
+    return actor, critic
+
+
+def normalise_cfg(raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """Any rsl_rl runner cfg we know (5.x, 4.x keys, < 4 `policy:` block, Isaac Lab's dump) → a 5.x runner cfg."""
+    cfg = copy.deepcopy(raw)
+    runner_class = str(cfg.get("class_name") or "OnPolicyRunner")
+    if "Distillation" in runner_class:
+        raise BadInput("the agent cfg is for a DistillationRunner; tui-eval evaluates PPO (OnPolicyRunner) policies")
+    empirical = bool(cfg.pop("empirical_normalization", False) or False)
+    if not isinstance(cfg.get("actor"), dict):
+        if isinstance(cfg.get("policy"), dict):
+            cfg["actor"], cfg["critic"] = _from_actor_critic(cfg.pop("policy"), empirical)
+            notes.append("cfg: rsl_rl < 4 policy block mapped to actor/critic")
+        else:
+            raise BadInput("the agent cfg has no actor block (rsl_rl >= 4) nor policy block (rsl_rl < 4); pass "
+                           "the run's params/agent.yaml, or no --agent-cfg to infer the cfg from the weights")
+    elif empirical:
+        cfg["actor"].setdefault("obs_normalization", True)
+    cfg["actor"] = _model_block(cfg["actor"], "actor", notes)
+    critic: dict[str, Any] = cfg["critic"] if isinstance(cfg.get("critic"), dict) else {
+        k: v for k, v in cfg["actor"].items() if k != "distribution_cfg"}
+    if empirical:
+        critic.setdefault("obs_normalization", True)
+    cfg["critic"] = _model_block(critic, "critic", notes)
+    algorithm = dict(cfg.get("algorithm") or {})
+    algorithm.setdefault("class_name", "PPO")
+    if str(algorithm["class_name"]) != "PPO":
+        algo_cls = _resolve(str(algorithm["class_name"]), "algorithm")
+        if "Distillation" in algo_cls.__name__:
+            raise BadInput("the agent cfg's algorithm is Distillation; tui-eval evaluates PPO policies")
+    else:
+        from rsl_rl.algorithms import PPO
+
+        algo_cls = PPO
+    for key in _TRAINING_ONLY_ALGORITHM_KEYS:
+        if not _missing(algorithm.pop(key, None)):
+            notes.append(f"algorithm: {key} not built (training only)")
+    cfg["algorithm"] = _filter(algorithm, algo_cls, "algorithm", notes,
+                               skip=("self", "actor", "critic", "storage", "device", "multi_gpu_cfg"))
+    if not isinstance(cfg.get("num_steps_per_env"), int) or cfg["num_steps_per_env"] < 1:
+        cfg["num_steps_per_env"] = DEFAULT_NUM_STEPS_PER_ENV
+    if not isinstance(cfg.get("obs_groups"), dict):
+        cfg["obs_groups"] = {}
+    cfg.pop("torch_compile_mode", None)
+    return cfg
+
+
+def _mlp_layers(sd: dict[str, Any], role: str, path: Path) -> list[tuple[int, Any]]:
+    layers = sorted((int(m.group(1)), v) for k, v in sd.items() if (m := re.fullmatch(r"mlp\.(\d+)\.weight", k)))
+    if not layers:
+        raise BadInput(f"{path}: the {role} has no mlp.N.weight layers (not an rsl_rl MLPModel); pass --agent-cfg "
+                       "for custom models")
+    if [i for i, _ in layers] != list(range(0, 2 * len(layers), 2)):
+        raise BadInput(f"{path}: the {role}'s layers {[i for i, _ in layers]} are not rsl_rl's Linear/activation "
+                       "pattern; pass --agent-cfg")
+    return layers
+
+
+def infer_cfg(actor_sd: dict[str, Any], critic_sd: dict[str, Any] | None, activation: str,
+              num_actions: int | None, path: Path) -> dict[str, Any]:
+    """A 5.x runner cfg that rebuilds these state dicts: MLPModel shapes, normalization, std parameterisation."""
+    for role, sd in (("actor", actor_sd), ("critic", critic_sd or {})):
+        if any(k.startswith("rnn.") for k in sd):
+            raise BadInput(f"{path}: the {role} is recurrent (rnn.* weights); recurrent policies are not supported")
+        if any(k.startswith("cnns.") for k in sd):
+            raise BadInput(f"{path}: the {role} has CNN encoders; tui-eval runs MLP policies on flat observations")
+
+    def block(sd: dict[str, Any], role: str) -> tuple[dict[str, Any], int]:
+        layers = _mlp_layers(sd, role, path)
+        dims = [int(w.shape[0]) for _, w in layers]
+        return {"class_name": "MLPModel", "hidden_dims": dims[:-1], "activation": activation,
+                "obs_normalization": "obs_normalizer._mean" in sd}, dims[-1]
+
+    actor, out = block(actor_sd, "actor")
+    if "distribution.std_param" in actor_sd:
+        actor["distribution_cfg"] = {"class_name": "GaussianDistribution", "std_type": "scalar"}
+    elif "distribution.log_std_param" in actor_sd:
+        actor["distribution_cfg"] = {"class_name": "GaussianDistribution", "std_type": "log"}
+    elif num_actions is not None and out == 2 * num_actions:
+        raise BadInput(f"{path}: the actor outputs 2×{num_actions} values and has no std parameter: a "
+                       "state-dependent Gaussian or a Beta distribution, which the weights do not tell apart; "
+                       "pass the run's params/agent.yaml with --agent-cfg")
+    else:
+        actor["distribution_cfg"] = None
+    critic = block(critic_sd, "critic")[0] if critic_sd else {k: v for k, v in actor.items() if k != "distribution_cfg"}
+    return {"num_steps_per_env": DEFAULT_NUM_STEPS_PER_ENV, "obs_groups": {},
+            "actor": actor, "critic": critic, "algorithm": {"class_name": "PPO"}}
+
+
+def env_from_cfg(raw: dict[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
+    if not raw:
+        return None, {}
+    value = raw.get("tui_eval_env")
+    if isinstance(value, str):
+        return value, {}
+    if isinstance(value, dict) and isinstance(value.get("id"), str):
+        return value["id"], dict(value.get("config") or {})
+    for key in ("env_id", "env"):
+        if isinstance(raw.get(key), str) and raw[key]:
+            return raw[key], {}
+    return None, {}
+
+
+def describe_model(block: dict[str, Any]) -> str:
+    dist = block.get("distribution_cfg")
+    if isinstance(dist, dict):
+        kind = dist.get("class_name", "GaussianDistribution").replace("Distribution", "")
+        std = f" ({dist.get('std_type', 'scalar')} std)" if "Gaussian" in kind else ""
+        out = f"{kind}{std}"
+    else:
+        out = "deterministic output"
+    return (f"{block.get('class_name', 'MLPModel')} {list(block.get('hidden_dims', []))} "
+            f"{block.get('activation', DEFAULT_ACTIVATION)}, obs normalization "
+            f"{'on' if block.get('obs_normalization') else 'off'}, {out}")

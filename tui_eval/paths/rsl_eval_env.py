@@ -1,0 +1,75 @@
+"""The interface the rsl_rl paths step: an rsl_rl `VecEnv` whose worlds run labelled episodes.
+
+Implementations: `rsl_vecenv.GymVecEnv` (a registered Gymnasium env) and `rsl_factory_env.FactoryVecEnv`
+(a user's VecEnv factory); `rsl_vecenv.make_eval_vecenv` picks one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gymnasium as gym
+import numpy as np
+from rsl_rl.env import VecEnv
+from tensordict import TensorDict
+
+from tui_eval.feed import SeedFeed
+from tui_eval.spec import BadInput
+
+# world states (FactoryVecEnv; GymVecEnv uses LIVE and IDLE only)
+IDLE, LIVE, DISCARD = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeEnd:
+    """One labelled episode that ended in the last `begin`/`step`."""
+
+    world: int
+    seed: int
+    block: int
+    success: bool | None
+    reason: str | None  # set: the episode is invalid
+    wall_s: float
+
+
+class EvalVecEnv(VecEnv):
+    """An rsl_rl VecEnv whose worlds run labelled episodes, one per seed taken from a seed feed.
+
+    After `begin(feed)` and after every `step`: `state[i]` says whether world i runs a labelled
+    episode (LIVE), an episode that will not be recorded (DISCARD) or nothing (IDLE); `finished` lists
+    the labelled episodes that ended. `busy` is False once no world can produce a record any more.
+    """
+
+    state: np.ndarray
+    finished: list[EpisodeEnd]
+    #: one line for the user: what the worlds are
+    description: str = ""
+
+    @property
+    def live(self) -> np.ndarray:
+        return self.state == LIVE
+
+    @property
+    def busy(self) -> bool:
+        return bool((self.state != IDLE).any())
+
+    def begin(self, feed: SeedFeed) -> TensorDict:
+        raise NotImplementedError
+
+    def end(self) -> None:
+        """Stop taking seeds (the run returned)."""
+
+    def close(self) -> None:
+        pass
+
+
+
+def group_layout(space: gym.Space) -> list[tuple[str, str | None, int]]:
+    """(group name, key in a Dict observation or None, flat size) per observation group."""
+    if isinstance(space, gym.spaces.Box):
+        return [("policy", None, int(np.prod(space.shape or ())))]
+    if isinstance(space, gym.spaces.Dict) and all(isinstance(s, gym.spaces.Box) for s in space.spaces.values()):
+        return [(str(k), k, int(np.prod(s.shape or ()))) for k, s in space.spaces.items()]
+    raise BadInput(f"observation space {space} is not a Box (or a Dict of Boxes); rsl_rl MLP policies take flat "
+                   "observation vectors: pass an env with Box observations")
+
