@@ -117,9 +117,15 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
             replay_json["pairs"].append({"paths": [a, b], "step": div.step, "stage": div.stage, "kind": div.kind,
                                          "values": div.values, "stage_match": div.stage_match})
             pair_differs = any(_differs(batch[a][s], batch[b][s]) for s in batch.get(a, {}) if s in batch.get(b, {}))
-            if div.kind != "none" or pair_differs:
-                findings += diagnose_pair(a, b, per_path, differ, div, chosen,
-                                          {n: pr.kind for n, pr in probes.items()}, saved)
+            if div.kind not in ("none", "unknown") or pair_differs:
+                found = diagnose_pair(a, b, per_path, differ, div, chosen,
+                                      {n: pr.kind for n, pr in probes.items()}, saved)
+                if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
+                    for f in found:
+                        f.evidence += (f"; returns on seed {chosen}: {a} {batch[a][chosen]:.6g}, {b} "
+                                       f"{batch[b][chosen]:.6g} (no step-by-step replay for "
+                                       f"{' and '.join(t.path for t in (traces[a], traces[b]) if not t.stages)})")
+                findings += found
     findings.sort(key=lambda f: -f.score)
     per_path_json = {n: {k: v for k, v in f.items() if not k.startswith("_")} for n, f in per_path.items()}
     replay_json["facts"] = compare_json(per_path_json)

@@ -146,10 +146,10 @@ def diagnose_pair(a: str, b: str, facts: dict[str, dict[str, Any]], differ: dict
             stages=("module_out", "action", "any"))
 
     if not out:
+        where = (f"first divergence at seed {seed}, step {div.step}, stage {div.stage}: {_per_path(div.values, names)}"
+                 if div.step is not None else "episodes differ")
         out.append(Finding("the paths diverge, but no setting, connector state or weight that tui-eval reads "
-                           "differs between them",
-                           f"first divergence at seed {seed}, step {div.step}, stage {div.stage}: "
-                           f"{_per_path(div.values, names)}",
+                           "differs between them", where,
                            "look at what the stage does differently in each path (a custom loop's own "
                            "pre-/post-processing, an RNG, float precision)", names, div.stage, seed, div.step, 10))
     out.sort(key=lambda f: -f.score)

@@ -124,6 +124,8 @@ class Divergence:
 
 def first_divergence(a: Trace, b: Trace) -> Divergence:
     """Where two traces of the same seed first part."""
+    if not a.stages or not b.stages:  # a path without a step-by-step replay: only returns are compared
+        return Divergence(None, None, {}, "unknown")
     ea, eb = a.env_actions, b.env_actions
     n = min(len(ea), len(eb))
     for t in range(n):

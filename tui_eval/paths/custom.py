@@ -178,6 +178,9 @@ def single_env_factory(kind) -> Callable[[], gym.Env]:
     recipe = getattr(kind, "env", None)
     if recipe is not None and hasattr(recipe, "make_one"):  # RLlib: the main config's env, RLlib's way
         return recipe.make_one
+    if getattr(kind, "vecenv", None):
+        raise BadInput("a custom path needs a Gymnasium env; this run's env comes from --vecenv (an rsl_rl VecEnv): "
+                       "pass --env ID for a Gymnasium env, or compare the built-in paths")
     env_id, env_config = getattr(kind, "env_id", None), dict(getattr(kind, "env_config", {}) or {})
     if not env_id:
         raise BadInput(f"a custom path needs a Gymnasium env, but the {kind.name} checkpoint names none; pass --env ID")
