@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tui_eval.spec import BadInput
@@ -46,7 +47,9 @@ def diagnose(argv: list[str]) -> int:
         err = sys.stderr
         err.write(f"tui-eval diagnose: {plan.kind.checkpoint} ({', '.join(plan.paths)}; explore "
                   + ", ".join(f"{n} {'on' if plan.explore[n] else 'off'}" for n in plan.paths) + ")\n")
-        diagnosis = diagnose_plan(plan, seed=args.seed, progress=lambda s: (err.write(f"  {s} …\n"), err.flush()))
+        t0 = time.perf_counter()
+        diagnosis = diagnose_plan(plan, seed=args.seed, progress=lambda s: (
+            err.write(f"  [{time.perf_counter() - t0:5.1f}s] {s} …\n"), err.flush()))
     finally:
         if tmp is not None:
             tmp.cleanup()
