@@ -190,9 +190,9 @@ def single_env_factory(kind) -> Callable[[], gym.Env]:
     return lambda: gym.make(env_id, **env_config)
 
 
-def build_custom(kind, custom: CustomSpec, explore: bool) -> CustomPath:
+def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[..., Any] | None = None) -> CustomPath:
     spec: RunSpec = kind.spec
-    factory = custom.load()
+    factory = factory or custom.load()
     try:
         target = factory(str(kind.checkpoint), explore=explore, device=spec.device)
     except Exception as exc:
@@ -216,7 +216,8 @@ def attach_extra_paths(kind, spec: RunSpec):
     for custom in customs:
         if custom.name in kind.path_names or custom.name in builders:
             raise BadInput(f"--path {custom.name}: that name is taken; choose another")
-        builders[custom.name] = lambda explore, c=custom: build_custom(kind, c, explore)
+        factory = custom.load()  # while planning: a wrong module or name is one line before anything loads
+        builders[custom.name] = lambda explore, c=custom, f=factory: build_custom(kind, c, explore, f)
     other = None
     if vs:
         from tui_eval.kinds import load_kind
