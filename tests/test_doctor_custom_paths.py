@@ -71,3 +71,17 @@ def test_act_form_is_stepped_by_tui_eval_and_an_early_return_is_invalid():
 def test_malformed_path_option_is_bad_input(text):
     with pytest.raises(BadInput, match="NAME=MODULE:FACTORY"):
         CustomSpec.parse(text)
+
+
+def test_changing_explore_calls_the_factory_again():
+    made = []
+
+    def factory(explore):
+        made.append(explore)
+        return lambda env: None
+
+    path = CustomPath(name="mine", target=factory(False), make_env=lambda: gym.make("CartPole-v1"), explore=False,
+                      success_key=None, step_timeout=None, source="test", remake=factory)
+    path.set_explore(True)
+    assert made == [False, True] and path.explore
+    path.close()

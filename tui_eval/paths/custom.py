@@ -122,8 +122,10 @@ class CustomPath(InferencePath):
     """The user's loop (episode form) or policy (act form) on one env at a time, seeded by tui-eval."""
 
     def __init__(self, *, name: str, target: Any, make_env: Callable[[], gym.Env], explore: bool,
-                 success_key: str | None, step_timeout: float | None, source: str, factory_result: Any = None):
+                 success_key: str | None, step_timeout: float | None, source: str,
+                 remake: Callable[[bool], Any] | None = None):
         self.name = name
+        self.remake = remake  # explore -> a new target (the factory called again), for set_explore
         self.explore = explore
         self.target = target
         self.form = "episode" if not hasattr(target, "act") and callable(target) else "act"
@@ -133,6 +135,16 @@ class CustomPath(InferencePath):
         self.env = EpisodeRecorder(self.guarded)
         self.description = (f"custom path {source} ({'run_episode(env)' if self.form == 'episode' else 'act(obs)'}"
                             f", one env at a time; returns measured by tui-eval)")
+
+    def set_explore(self, explore: bool) -> None:
+        """The factory decides what explore means for the user's code: it is called again with the new value."""
+        if explore != self.explore and self.remake is not None:
+            target = self.remake(explore)
+            close = getattr(self.target, "close", None)
+            if callable(close):
+                close()
+            self.target = target
+        self.explore = explore
 
     def play(self, seed: int, block: int = 0, keep_actions: bool = False) -> EpisodeRecorder:
         """One episode on `seed`; the recorder holds what the env saw."""
@@ -193,17 +205,21 @@ def single_env_factory(kind) -> Callable[[], gym.Env]:
 def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[..., Any] | None = None) -> CustomPath:
     spec: RunSpec = kind.spec
     factory = factory or custom.load()
-    try:
-        target = factory(str(kind.checkpoint), explore=explore, device=spec.device)
-    except Exception as exc:
-        raise BadInput(f"--path {custom.name}: {custom.module}:{custom.factory}(checkpoint, explore=..., device=...) "
-                       f"raised {first_line(exc)}") from None
-    if not callable(target) and not callable(getattr(target, "act", None)):
-        raise BadInput(f"--path {custom.name}: {custom.factory} returned {type(target).__name__}; return a "
-                       "run_episode(env) callable or an object with act(obs)")
-    return CustomPath(name=custom.name, target=target, make_env=single_env_factory(kind), explore=explore,
+
+    def make(explore: bool) -> Any:
+        try:
+            target = factory(str(kind.checkpoint), explore=explore, device=spec.device)
+        except Exception as exc:
+            raise BadInput(f"--path {custom.name}: {custom.module}:{custom.factory}(checkpoint, explore=..., "
+                           f"device=...) raised {first_line(exc)}") from None
+        if not callable(target) and not callable(getattr(target, "act", None)):
+            raise BadInput(f"--path {custom.name}: {custom.factory} returned {type(target).__name__}; return a "
+                           "run_episode(env) callable or an object with act(obs)")
+        return target
+
+    return CustomPath(name=custom.name, target=make(explore), make_env=single_env_factory(kind), explore=explore,
                       success_key=spec.success_key, step_timeout=spec.step_timeout,
-                      source=f"{custom.module}:{custom.factory}")
+                      source=f"{custom.module}:{custom.factory}", remake=make)
 
 
 def attach_extra_paths(kind, spec: RunSpec):
