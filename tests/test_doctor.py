@@ -108,3 +108,12 @@ def test_bad_custom_path_is_one_line_exit_2(run_dir, capsys):
     assert main(["diagnose", str(CARTPOLE), "--path", "nocolon"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "NAME=MODULE:FACTORY" in err
+
+
+def test_rsl_rl_explore_on_for_the_runner_only_is_ranked_first(tmp_path):
+    from tui_eval.demos import demo_checkpoint
+
+    d = diagnose(demo_checkpoint("rsl_rl"), tmp_path, "--explore", "runner=on")
+    top = d.findings[0]
+    assert "`runner` samples actions" in top.cause and top.step == 0
+    assert d.replay["paths"]["jit"]["stages"] == ["action_for_env"]  # the path itself, replayed on the seed

@@ -118,8 +118,9 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
                                          "values": div.values, "stage_match": div.stage_match})
             pair_differs = any(_differs(batch[a][s], batch[b][s]) for s in batch.get(a, {}) if s in batch.get(b, {}))
             if div.kind not in ("none", "unknown") or pair_differs:
+                coarse = not (traces[a].stages.get("action") and traces[b].stages.get("action"))
                 found = diagnose_pair(a, b, per_path, differ, div, chosen,
-                                      {n: pr.kind for n, pr in probes.items()}, saved)
+                                      {n: pr.kind for n, pr in probes.items()}, saved, coarse)
                 if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
                     for f in found:
                         f.evidence += (f"; returns on seed {chosen}: {a} {batch[a][chosen]:.6g}, {b} "

@@ -46,11 +46,12 @@ def _per_path(values: dict[str, Any], names: list[str]) -> str:
 
 def diagnose_pair(a: str, b: str, facts: dict[str, dict[str, Any]], differ: dict[str, dict[str, Any]],
                   div: Divergence, seed: int | None, kinds: dict[str, str],
-                  saved_states: dict[str, Any] | None = None) -> list[Finding]:
+                  saved_states: dict[str, Any] | None = None, coarse: bool | None = None) -> list[Finding]:
     """Findings for paths `a` and `b` (which have diverged), best first."""
     names = [a, b]
     out: list[Finding] = []
-    custom = any(kinds.get(n) == "custom" for n in names)
+    # only the env actions are known for one of the paths (a custom loop, a path replayed as a whole)
+    custom = coarse if coarse is not None else any(kinds.get(n) == "custom" for n in names)
 
     def add(cause, evidence, fix, score, stages=(), lengths=False):
         consistent = (div.stage in stages) or (lengths and div.kind == "length") or \

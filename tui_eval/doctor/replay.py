@@ -50,6 +50,8 @@ def replay(p: Probe, seed: int) -> Trace:
         return _replay_custom(p, seed)
     if p.module is not None and p.make_env is not None:
         return _replay_rllib(p, seed)
+    if hasattr(getattr(p.path, "env", None), "state"):
+        return _replay_vecenv(p, seed)
     return Trace(p.name, note="no replay for this path (only its episodes are compared)")
 
 
@@ -61,6 +63,42 @@ def _replay_custom(p: Probe, seed: int) -> Trace:
     end = f"invalid: {reason}" if reason else ("ended" if rec.done else "returned early")
     return Trace(p.name, {"action_for_env": list(rec.actions)}, rec.ret, rec.length, end,
                  note="custom path: only the actions sent to the env are recorded")
+
+
+class _OneSeed:
+    cancelled = False
+
+    def __init__(self, seed: int):
+        self.left = [(seed, 0)]
+
+    def take(self):
+        return self.left.pop() if self.left else None
+
+
+def _replay_vecenv(p: Probe, seed: int) -> Trace:
+    """A path over an rsl_rl-style EvalVecEnv (`env.state` marks the live world) runs itself on the one
+    seed; the actions it sends to the live world are recorded on the way into `env.step`."""
+    from tui_eval.paths.rsl_vecenv import LIVE
+
+    env, trace, records = p.path.env, Trace(p.name, {"action_for_env": []}), []
+    step = env.step
+
+    def recording_step(actions):
+        rows = np.flatnonzero(env.state == LIVE)
+        if len(rows):
+            trace.stages["action_for_env"].append(np.array(actions[rows[0]].detach().cpu().numpy(), copy=True))
+        return step(actions)
+
+    env.step = recording_step
+    try:
+        p.path.run(_OneSeed(seed), records.append)
+    finally:
+        del env.step
+    if records:
+        trace.ret, trace.length = records[0].ret, records[0].length
+        trace.end = f"invalid: {records[0].reason}" if records[0].invalid else "ended"
+    trace.note = "the path itself on this seed: only the actions sent to the env are recorded"
+    return trace
 
 
 def _replay_rllib(p: Probe, seed: int) -> Trace:

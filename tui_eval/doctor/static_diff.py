@@ -35,6 +35,7 @@ class Probe:
     config: Any = None  # an AlgorithmConfig as the path's runner holds it
     custom: Any = None  # a CustomPath
     checkpoint: Any = None  # the checkpoint directory this path restored
+    path: Any = None  # the built path itself
     notes: list[str] = field(default_factory=list)
 
 
@@ -44,7 +45,8 @@ def probe(path, kind) -> Probe:
 
     owner = getattr(path, "vs_kind", None) or kind
     base = getattr(path, "vs_base", None) or type(path).__name__
-    p = Probe(name=path.name, explore=getattr(path, "explore", None), checkpoint=getattr(owner, "checkpoint", None))
+    p = Probe(name=path.name, explore=getattr(path, "explore", None), checkpoint=getattr(owner, "checkpoint", None),
+              path=path)
     cls = type(path).__name__
     if isinstance(path, CustomPath):
         p.kind, p.custom, p.make_env = "custom", path, _unwrapped_factory(path)
@@ -69,7 +71,8 @@ def probe(path, kind) -> Probe:
         p.make_env = owner.eval_env.make_one
     else:
         p.kind = "other"
-        p.notes.append(f"{cls} ({base}): only its episodes are compared")
+        if not hasattr(getattr(path, "env", None), "state"):
+            p.notes.append(f"{cls} ({base}): only its episodes are compared")
     return p
 
 
