@@ -28,9 +28,9 @@ def main(argv: list[str]) -> None:
     for _ in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
             started = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "tui_eval.cli", "diagnose", str(ROOT / "assets" / "ppo_pendulum"),
-                                   "--json", str(Path(tmp) / "d.json"), *argv], cwd=tmp, env=env,
-                                  capture_output=True, text=True)
+            command = [sys.executable, "-m", "tui_eval.cli", "diagnose", str(ROOT / "assets" / "ppo_pendulum"),
+                       "--json", str(Path(tmp) / "d.json"), *argv]
+            proc = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
             times.append(time.perf_counter() - started)
         if proc.returncode != 0:
             sys.exit(f"diagnose failed ({proc.returncode}): {proc.stderr[-2000:]}")

@@ -11,6 +11,7 @@ from tui_eval.spec import BadInput
 
 class Feed:
     cancelled = False
+    heartbeat = None
 
     def __init__(self, seeds):
         self.seeds = list(seeds)

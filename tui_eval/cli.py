@@ -48,7 +48,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                    help="per path; default: what the path's library does (repeatable)")
     p.add_argument("--path", dest="custom_paths", action="append", default=[], metavar="NAME=MODULE:FACTORY",
                    help="a custom path: your own loop or policy (see README); NAME then usable in --paths")
-    p.add_argument("--vs", metavar="OTHER_CKPT", help="the same path of a second checkpoint as path 'vs', on paired seeds")
+    p.add_argument("--vs", metavar="OTHER_CKPT",
+                   help="the same path of a second checkpoint as path 'vs', on paired seeds")
     p.add_argument("--num-envs", type=int,
                    help="envs stepped together per path (default: RLlib's evaluate its evaluation config, else 8)")
     p.add_argument("--device", default="cpu", help="cpu or cuda[:i] (where the policy runs)")

@@ -16,7 +16,8 @@ def diagnose(argv: list[str]) -> int:
 
     parser = build_parser()
     parser.prog = "tui-eval diagnose"
-    parser.add_argument("--seed", type=int, help="replay this seed (default: the first paired seed whose returns differ)")
+    parser.add_argument("--seed", type=int,
+                        help="replay this seed (default: the first paired seed whose returns differ)")
     args = parser.parse_args(argv)
     if args.detach:
         raise BadInput("diagnose runs in the foreground; drop --detach")
@@ -48,8 +49,12 @@ def diagnose(argv: list[str]) -> int:
         err.write(f"tui-eval diagnose: {plan.kind.checkpoint} ({', '.join(plan.paths)}; explore "
                   + ", ".join(f"{n} {'on' if plan.explore[n] else 'off'}" for n in plan.paths) + ")\n")
         t0 = time.perf_counter()
-        diagnosis = diagnose_plan(plan, seed=args.seed, progress=lambda s: (
-            err.write(f"  [{time.perf_counter() - t0:5.1f}s] {s} …\n"), err.flush()))
+
+        def progress(step: str) -> None:
+            err.write(f"  [{time.perf_counter() - t0:5.1f}s] {step} …\n")
+            err.flush()
+
+        diagnosis = diagnose_plan(plan, seed=args.seed, progress=progress)
     finally:
         if tmp is not None:
             tmp.cleanup()

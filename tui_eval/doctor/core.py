@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from tui_eval.doctor.findings import Finding, diagnose_pair
 from tui_eval.doctor.replay import Trace, first_divergence, replay
@@ -158,7 +159,8 @@ def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None]
         engine.close()
 
 
-def diagnose_live(plan, records, explore: dict[str, bool], progress: Callable[[str], None] = lambda s: None) -> Diagnosis:
+def diagnose_live(plan, records, explore: dict[str, bool],
+                  progress: Callable[[str], None] = lambda s: None) -> Diagnosis:
     """The doctor for a running app: the run's own records as the batch, the paths built afresh (the run's
     paths keep running undisturbed), with the explore each path runs with now."""
     batch: dict[str, dict[int, float]] = {}

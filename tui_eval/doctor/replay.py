@@ -66,7 +66,10 @@ def _replay_custom(p: Probe, seed: int) -> Trace:
 
 
 class _OneSeed:
+    """A SeedFeed handing out one seed (nobody watches its steps)."""
+
     cancelled = False
+    heartbeat = None
 
     def __init__(self, seed: int):
         self.left = [(seed, 0)]
@@ -78,9 +81,10 @@ class _OneSeed:
 def _replay_vecenv(p: Probe, seed: int) -> Trace:
     """A path over an rsl_rl-style EvalVecEnv (`env.state` marks the live world) runs itself on the one
     seed; the actions it sends to the live world are recorded on the way into `env.step`."""
-    from tui_eval.paths.rsl_vecenv import LIVE
+    from tui_eval.paths.rsl_eval_env import LIVE
 
-    env, trace, records = p.path.env, Trace(p.name, {"action_for_env": []}), []
+    env, trace = p.path.env, Trace(p.name, {"action_for_env": []})
+    records: list[Any] = []
     step = env.step
 
     def recording_step(actions):
@@ -108,6 +112,7 @@ def _replay_rllib(p: Probe, seed: int) -> Trace:
     from ray.rllib.utils.numpy import convert_to_numpy
 
     module, e2m, m2e = p.module, copy.deepcopy(p.env_to_module), copy.deepcopy(p.module_to_env)
+    assert p.make_env is not None
     env = p.make_env()
     trace = Trace(p.name, {s: [] for s in STAGES})
     explore = bool(p.explore)

@@ -11,8 +11,9 @@ that are the same on every path and those that differ.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -159,7 +160,7 @@ def connector_states(pipeline) -> dict[str, Any] | None:
 
 def summarise_state(state: Any) -> dict[str, Any]:
     """Counts and means of running statistics (MeanStdFilter), else every number found, flattened."""
-    from ray.rllib.utils.filter import _deserialize_ndarray  # type: ignore[attr-defined]
+    from ray.rllib.utils.filter import _deserialize_ndarray
 
     out: dict[str, Any] = {}
 
@@ -212,7 +213,6 @@ def weight_diff(module, reference_sd: dict[str, Any] | None) -> dict[str, float]
     """{tensor: max abs difference} of the module's weights against the checkpoint's module."""
     if module is None or reference_sd is None:
         return None
-    import torch
 
     sd = module.state_dict()
     diffs = {}
@@ -220,10 +220,17 @@ def weight_diff(module, reference_sd: dict[str, Any] | None) -> dict[str, float]
         mine = sd.get(key)
         if mine is None:  # an inference-only module (an EnvRunner's) has no value head: nothing to compare
             continue
-        a = mine.detach().cpu().double() if isinstance(mine, torch.Tensor) else torch.as_tensor(np.asarray(mine)).double()
-        b = ref.detach().cpu().double() if isinstance(ref, torch.Tensor) else torch.as_tensor(np.asarray(ref)).double()
+        a, b = _as_double(mine), _as_double(ref)
         diffs[key] = float("inf") if a.shape != b.shape else float((a - b).abs().max()) if a.numel() else 0.0
     return diffs
+
+
+def _as_double(value: Any):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().double()
+    return torch.as_tensor(np.asarray(value)).double()
 
 
 def reference_weights(checkpoint, module_id: str):
@@ -231,7 +238,8 @@ def reference_weights(checkpoint, module_id: str):
 
     from tui_eval.paths.rllib_layout import module_dir
 
-    return RLModule.from_checkpoint(str(module_dir(checkpoint, module_id))).state_dict()
+    module: Any = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))
+    return module.state_dict()
 
 
 def env_facts(make_env: Callable[[], Any] | None, recipe: Any) -> dict[str, Any]:

@@ -24,7 +24,7 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
     path = path.resolve()
     for kind in _kinds():
         if kind.recognise(path):
-            from tui_eval.paths.custom import attach_extra_paths
+            from tui_eval.kinds.extra import attach_extra_paths
 
             return attach_extra_paths(kind(path, spec), spec)  # --path / --vs
     if path.is_dir() and not any(path.iterdir()):

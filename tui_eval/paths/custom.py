@@ -13,8 +13,7 @@ Returns, lengths, success and invalid always come from tui-eval's wrapper (Guard
 outside it), never from user code. The recorder also keeps the actions the loop sent to the env, which
 the doctor's replay reads.
 
-`--vs OTHER_CKPT` adds the other checkpoint's path as `vs` (its kind's second default path, e.g.
-`connectors`) and `P@vs` for each of its built-in paths P, on the same paired seeds.
+How a kind builds these paths (and `--vs`) is in `tui_eval/kinds/extra.py`.
 """
 
 from __future__ import annotations
@@ -22,18 +21,18 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium as gym
 
 from tui_eval.envs import INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.errors import first_line
-from tui_eval.paths.base import Emit, InferencePath, SeedFeed
-from tui_eval.spec import BadInput, EpisodeRecord, RunSpec
-
-VS = "vs"
+from tui_eval.feed import Heartbeat, Seed, SeedFeed
+from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.spec import BadInput, EpisodeRecord
 
 
 @dataclass(frozen=True)
@@ -43,12 +42,13 @@ class CustomSpec:
     factory: str
 
     @classmethod
-    def parse(cls, text: str) -> "CustomSpec":
+    def parse(cls, text: str) -> CustomSpec:
         name, sep, target = text.partition("=")
         module, colon, factory = target.rpartition(":")
         name = name.strip()
         if not sep or not colon or not name or not module or not factory.isidentifier():
-            raise BadInput(f"--path expects NAME=MODULE:FACTORY (e.g. --path mine=my_loop.py:make_policy), got {text!r}")
+            raise BadInput(f"--path expects NAME=MODULE:FACTORY (e.g. --path mine=my_loop.py:make_policy), "
+                           f"got {text!r}")
         if not all(c.isalnum() or c in "_-" for c in name):
             raise BadInput(f"--path name {name!r}: use letters, digits, '_' or '-'")
         return cls(name, module, factory)
@@ -61,6 +61,8 @@ class CustomSpec:
                     raise BadInput(f"--path {self.name}: no such file {self.module!r}")
                 spec = importlib.util.spec_from_file_location(f"tui_eval_custom_{self.name.replace('-', '_')}",
                                                               target.resolve())
+                if spec is None or spec.loader is None:
+                    raise BadInput(f"--path {self.name}: {self.module!r} is not a Python file")
                 module = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(module)
             else:
@@ -75,6 +77,26 @@ class CustomSpec:
         return factory
 
 
+class CurrentSeed:
+    """The SeedFeed of a custom path's one env: every reset gets the seed of the episode being played,
+    whatever seed the user's loop passes (the heartbeat and cancel flag are the run's)."""
+
+    def __init__(self) -> None:
+        self.seed: Seed | None = None
+        self.feed: SeedFeed | None = None
+
+    def take(self) -> Seed | None:
+        return self.seed
+
+    @property
+    def cancelled(self) -> bool:
+        return self.feed is not None and self.feed.cancelled
+
+    @property
+    def heartbeat(self) -> Heartbeat | None:
+        return None if self.feed is None else self.feed.heartbeat
+
+
 class EpisodeRecorder(gym.Wrapper):
     """Outside GuardedEnv: counts the first episode after each reset and keeps the actions sent to the env.
 
@@ -87,7 +109,8 @@ class EpisodeRecorder(gym.Wrapper):
         self.begin()
 
     def begin(self) -> None:
-        self.ret, self.length, self.done, self.last_info = 0.0, 0, False, {}
+        self.ret, self.length, self.done = 0.0, 0, False
+        self.last_info: dict[str, Any] = {}
         self.actions: list[Any] = []
         self.reset_called = False
 
@@ -129,9 +152,8 @@ class CustomPath(InferencePath):
         self.explore = explore
         self.target = target
         self.form = "episode" if not hasattr(target, "act") and callable(target) else "act"
-        self._seed: tuple[int, int] | None = None
-        self.guarded = GuardedEnv(make_env(), seed_source=lambda: self._seed, success_key=success_key,
-                                  step_timeout=step_timeout)
+        self.seed_feed = CurrentSeed()
+        self.guarded = GuardedEnv(make_env(), feed=self.seed_feed, success_key=success_key, step_timeout=step_timeout)
         self.env = EpisodeRecorder(self.guarded)
         self.description = (f"custom path {source} ({'run_episode(env)' if self.form == 'episode' else 'act(obs)'}"
                             f", one env at a time; returns measured by tui-eval)")
@@ -148,7 +170,7 @@ class CustomPath(InferencePath):
 
     def play(self, seed: int, block: int = 0, keep_actions: bool = False) -> EpisodeRecorder:
         """One episode on `seed`; the recorder holds what the env saw."""
-        self._seed = (seed, block)
+        self.seed_feed.seed = (seed, block)
         self.env.keep_actions = keep_actions
         self.env.begin()
         if self.form == "episode":
@@ -162,6 +184,7 @@ class CustomPath(InferencePath):
         return self.env
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
+        self.seed_feed.feed = feed  # the run's heartbeat and cancel flag
         while not feed.cancelled:
             taken = feed.take()
             if taken is None:
@@ -183,107 +206,3 @@ class CustomPath(InferencePath):
         close = getattr(self.target, "close", None)
         if callable(close):
             close()
-
-
-def single_env_factory(kind) -> Callable[[], gym.Env]:
-    """One env of the kind's env, as the user's own loop would make it."""
-    recipe = getattr(kind, "env", None)
-    if recipe is not None and hasattr(recipe, "make_one"):  # RLlib: the main config's env, RLlib's way
-        return recipe.make_one
-    if getattr(kind, "vecenv", None):
-        raise BadInput("a custom path needs a Gymnasium env; this run's env comes from --vecenv (an rsl_rl VecEnv): "
-                       "pass --env ID for a Gymnasium env, or compare the built-in paths")
-    env_id, env_config = getattr(kind, "env_id", None), dict(getattr(kind, "env_config", {}) or {})
-    if not env_id:
-        raise BadInput(f"a custom path needs a Gymnasium env, but the {kind.name} checkpoint names none; pass --env ID")
-    from tui_eval.envs import check_env_id
-
-    check_env_id(env_id)
-    return lambda: gym.make(env_id, **env_config)
-
-
-def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[..., Any] | None = None) -> CustomPath:
-    spec: RunSpec = kind.spec
-    factory = factory or custom.load()
-
-    def make(explore: bool) -> Any:
-        try:
-            target = factory(str(kind.checkpoint), explore=explore, device=spec.device)
-        except Exception as exc:
-            raise BadInput(f"--path {custom.name}: {custom.module}:{custom.factory}(checkpoint, explore=..., "
-                           f"device=...) raised {first_line(exc)}") from None
-        if not callable(target) and not callable(getattr(target, "act", None)):
-            raise BadInput(f"--path {custom.name}: {custom.factory} returned {type(target).__name__}; return a "
-                           "run_episode(env) callable or an object with act(obs)")
-        return target
-
-    return CustomPath(name=custom.name, target=make(explore), make_env=single_env_factory(kind), explore=explore,
-                      success_key=spec.success_key, step_timeout=spec.step_timeout,
-                      source=f"{custom.module}:{custom.factory}", remake=make)
-
-
-def attach_extra_paths(kind, spec: RunSpec):
-    """Make `--path` and `--vs` paths buildable by `kind` (its path names, explore default, build_path)."""
-    customs = [CustomSpec.parse(text) for text in getattr(spec, "custom_paths", []) or []]
-    vs = getattr(spec, "vs", None)
-    if not customs and not vs:
-        return kind
-    builders: dict[str, Callable[[bool], InferencePath]] = {}
-    for custom in customs:
-        if custom.name in kind.path_names or custom.name in builders:
-            raise BadInput(f"--path {custom.name}: that name is taken; choose another")
-        factory = custom.load()  # while planning: a wrong module or name is one line before anything loads
-        builders[custom.name] = lambda explore, c=custom, f=factory: build_custom(kind, c, explore, f)
-    other = None
-    if vs:
-        from tui_eval.kinds import load_kind
-
-        other_spec = replace(spec, checkpoint=vs, paths=[], custom_paths=[], vs=None)
-        other = load_kind(other_spec)
-        if other.name != kind.name:
-            raise BadInput(f"--vs {vs} is a {other.name} checkpoint, {spec.checkpoint} a {kind.name} one; "
-                           "compare checkpoints of the same kind")
-        kind.vs_kind = other
-
-        def build_vs(name: str, base: str):
-            def build(explore: bool) -> InferencePath:
-                path = other.build_path(base, explore)
-                path.name = name
-                path.description = f"{path.description} — of --vs {other.checkpoint}"
-                return path
-            return build
-
-        builders[VS] = build_vs(VS, other.default_paths[1])
-        for base in other.path_names:
-            builders[f"{base}@{VS}"] = build_vs(f"{base}@{VS}", base)
-        if not spec.paths:
-            kind.default_paths = (kind.default_paths[1], VS)
-    own_build, own_explore = kind.build_path, kind.default_explore
-    kind.path_names = (*kind.path_names, *builders)
-    kind.custom_paths = {c.name: c for c in customs}
-
-    def build_path(name: str, explore: bool) -> InferencePath:
-        if name in builders:
-            return builders[name](explore)
-        return own_build(name, explore)
-
-    def default_explore(name: str) -> bool:
-        if name in kind.custom_paths:
-            return False
-        if other is not None and name in builders:
-            return other.default_explore(other.default_paths[1] if name == VS else name.rpartition("@")[0])
-        return own_explore(name)
-
-    kind.build_path, kind.default_explore = build_path, default_explore
-    if hasattr(kind, "num_envs"):
-        own_num_envs = kind.num_envs
-
-        def num_envs(name: str):
-            if name in kind.custom_paths:
-                return 1, "custom path: one env at a time"
-            if name in builders:
-                return own_num_envs(other.default_paths[1] if name == VS else name.rpartition("@")[0])
-            return own_num_envs(name)
-
-        kind.num_envs = num_envs
-    return kind

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,7 +22,7 @@ class DiagnosisScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q,d", "dismiss", "close")]
 
-    def __init__(self, compute: Callable[[Callable[[str], None]], object] | None, unavailable: str = ""):
+    def __init__(self, compute: Callable[[Callable[[str], None]], Any] | None, unavailable: str = ""):
         super().__init__()
         self.compute = compute
         self.unavailable = unavailable
@@ -46,6 +47,7 @@ class DiagnosisScreen(ModalScreen[None]):
             self.query_one("#diagnosis-body", Static).update(text)
 
     def _work(self) -> None:
+        assert self.compute is not None
         try:
             diagnosis = self.compute(lambda step: self._say(f"diagnosing: {step} …"))
             self._say(diagnosis.text())
