@@ -16,6 +16,8 @@ commands:
   tui-eval CHECKPOINT --headless [...]     no UI: progress on stderr, summary table on stdout (--json FILE)
   tui-eval demo [rllib|pendulum|rsl_rl] [options]
                                            the same on a bundled demo checkpoint
+  tui-eval diagnose CHECKPOINT [options] [--seed S] [--json FILE]
+                                           why do the paths differ? findings, best first
   tui-eval CHECKPOINT --detach [...]       start in the background; prints the run's name and log path
   tui-eval ls                              list your runs, wherever their logs are: state, episodes, verdict
   tui-eval attach [RUN] [--headless] [--json FILE] [--serve [--port P] [--host H]]
@@ -44,6 +46,10 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", help="held-out seed block START:STOP, the same seeds for every path")
     p.add_argument("--explore", action="append", default=[], metavar="PATH=on|off",
                    help="per path; default: what the path's library does (repeatable)")
+    p.add_argument("--path", dest="custom_paths", action="append", default=[], metavar="NAME=MODULE:FACTORY",
+                   help="a custom path: your own loop or policy (see README); NAME then usable in --paths")
+    p.add_argument("--vs", metavar="OTHER_CKPT",
+                   help="the same path of a second checkpoint as path 'vs', on paired seeds")
     p.add_argument("--num-envs", type=int,
                    help="envs stepped together per path (default: RLlib's evaluate its evaluation config, else 8)")
     p.add_argument("--device", default="cpu", help="cpu or cuda[:i] (where the policy runs)")
@@ -154,6 +160,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         fail_on_differ=args.fail_on_differ, return_bounds=bounds, equivalence_margin=args.equivalence_margin,
         agent_cfg=args.agent_cfg, activation=args.activation, vecenv=args.vecenv,
         generic_connectors=args.generic_connectors, imports=list(args.imports),
+        custom_paths=list(args.custom_paths), vs=args.vs,
     )
 
 
@@ -198,6 +205,10 @@ def main(argv: list[str] | None = None) -> int:
             if rest and not rest[0].startswith("-"):
                 which, rest = rest[0], rest[1:]
             return run([str(demo_checkpoint(which)), *rest])
+        if argv and argv[0] == "diagnose":
+            from tui_eval.doctor.command import diagnose
+
+            return diagnose(argv[1:])
         if argv and argv[0] == "ls":
             from tui_eval.runs import list_runs
 

@@ -106,6 +106,8 @@ class RunSpec:
     equivalence_margin: float | None = None
     generic_connectors: bool = False  # rllib: run the connector pipelines step by step even when stock
     imports: list[str] = field(default_factory=list)  # the user's modules / .py files, imported first
+    custom_paths: list[str] = field(default_factory=list)  # --path NAME=MODULE:FACTORY (paths/custom.py)
+    vs: str | None = None  # --vs OTHER_CKPT: the other checkpoint's path as path `vs`
     # rsl_rl only
     agent_cfg: str | None = None
     activation: str | None = None

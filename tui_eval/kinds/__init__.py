@@ -24,7 +24,9 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
     path = path.resolve()
     for kind in _kinds():
         if kind.recognise(path):
-            return kind(path, spec)
+            from tui_eval.kinds.extra import attach_extra_paths
+
+            return attach_extra_paths(kind(path, spec), spec)  # --path / --vs
     if path.is_dir() and not any(path.iterdir()):
         raise BadInput(f"{path} is an empty directory; pass an RLlib checkpoint directory (it holds "
                        "rllib_checkpoint.json) or an rsl_rl model_*.pt file")

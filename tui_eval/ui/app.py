@@ -78,6 +78,7 @@ class EvalApp(App[int]):
         Binding("b", "toggle_view", "blocks"),
         Binding("x", "explore", "explore"),
         Binding("e", "export", "export"),
+        Binding("d", "diagnose", "diagnose"),
         Binding("f", "filter_path", "filter path", show=False),
         Binding("i", "filter_invalid", "invalid only", show=False),
         Binding("h", "toggle_histograms", "histograms", show=False),
@@ -506,6 +507,25 @@ class EvalApp(App[int]):
         self.screen.set_class(not visible, "-hist-on")
         self._stats_dirty = True
         self._last_stats = 0.0
+
+    def action_diagnose(self) -> None:
+        """The doctor's findings: paths built afresh in a daemon thread, the run's records as the batch."""
+        from .widgets.diagnosis_screen import DiagnosisScreen
+
+        if self.plan is None or self.engine is None:
+            why = ("the paths are still loading; press d again in a moment" if self.plan is not None else
+                   "this view reads a run log; run tui-eval diagnose CHECKPOINT for the findings")
+            self.push_screen(DiagnosisScreen(None, unavailable=why))
+            return
+        plan, engine = self.plan, self.engine
+        explore = {n: engine.explore_of(n) for n in self.paths}
+
+        def compute(progress):
+            from tui_eval.doctor.core import diagnose_live
+
+            return diagnose_live(plan, engine.log.records(), explore, progress)
+
+        self.push_screen(DiagnosisScreen(compute))
 
     def action_help(self) -> None:
         csv_path, json_path = export_paths(self.log_path)

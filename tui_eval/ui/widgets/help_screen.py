@@ -20,6 +20,7 @@ KEYS = (
     ("enter", "on an episode: every path's result for that seed, side by side"),
     ("tab", "move between panels (↑↓ PgUp PgDn Home End in the log)"),
     ("h", "show or hide the return histograms"),
+    ("d", "diagnose: why do the paths differ? ranked findings (settings, connector state, stage, step)"),
     ("q", "quit: stop the run; the log keeps every finished episode; the summary is printed"),
     ("ctrl+c", "the same, with exit code 130 (interrupted)"),
 )

@@ -1,0 +1,181 @@
+"""Put the doctor's parts together on a planned run: batch, facts, replay, findings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui_eval.doctor.findings import Finding, diagnose_pair
+from tui_eval.doctor.replay import Trace, first_divergence, replay
+from tui_eval.doctor.static_diff import compare, facts, probe, reference_weights, saved_connector_states
+
+#: relative tolerance on an episode's return for "the paths gave the same return on this seed"
+RETURN_RTOL = 1e-4
+BATCH_EPISODES = 5
+
+
+@dataclass
+class Diagnosis:
+    findings: list[Finding]
+    same: list[dict[str, Any]]
+    differ: dict[str, dict[str, Any]]
+    replay: dict[str, Any]
+    paths: list[str]
+    seed: int | None
+    batch: dict[str, dict[int, float]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"findings": [f.to_json() for f in self.findings], "same": self.same, "differ": self.differ,
+                "replay": self.replay, "paths": self.paths, "seed": self.seed,
+                "batch": {p: {str(s): r for s, r in v.items()} for p, v in self.batch.items()},
+                "notes": self.notes, "wall_s": round(self.wall_s, 2)}
+
+    def text(self) -> str:
+        lines = [f"diagnosis of paths {', '.join(self.paths)}" + (f" on seed {self.seed}" if self.seed is not None
+                                                                  else "")]
+        if not self.findings:
+            lines.append("no findings: the paths do not diverge" + (
+                f" (same returns on seeds {', '.join(map(str, sorted(next(iter(self.batch.values()), {}))))})"
+                if self.batch else ""))
+        for i, f in enumerate(self.findings, 1):
+            lines += [f"{i}. {f.cause}", f"   evidence: {f.evidence}", f"   fix: {f.fix}"]
+        if self.differ:
+            lines.append("differing facts: " + ", ".join(self.differ))
+        if self.same:
+            lines.append("same on every path: " + ", ".join(s["fact"] for s in self.same))
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _differs(a: float, b: float) -> bool:
+    return abs(a - b) > RETURN_RTOL * max(1.0, abs(a), abs(b))
+
+
+def pick_seed(batch: dict[str, dict[int, float]], paths: list[str]) -> int | None:
+    """The first paired seed whose returns differ between the first path and any other."""
+    first = batch.get(paths[0], {})
+    for seed in sorted(first):
+        if any(seed in batch.get(p, {}) and _differs(first[seed], batch[p][seed]) for p in paths[1:]):
+            return seed
+    return None
+
+
+def run_batch(engine, timeout: float = 300) -> dict[str, dict[int, float]]:
+    engine.start()
+    if not engine.wait(timeout):
+        engine.stop()
+    out: dict[str, dict[int, float]] = {}
+    for r in engine.log.records():
+        out.setdefault(r.path, {})[r.seed] = r.ret
+    return out
+
+
+def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float]], seed: int | None,
+                   progress: Callable[[str], None] = lambda s: None) -> Diagnosis:
+    """The doctor on built paths (kept open), given the batch's returns and an optional chosen seed."""
+    started = time.perf_counter()
+    names = list(built)
+    notes: list[str] = []
+    chosen = seed if seed is not None else pick_seed(batch, names)
+    if chosen is None:
+        chosen = min(next(iter(batch.values()), {}) or [None], key=lambda s: (s is None, s))
+    ref = None
+    checkpoint = getattr(kind, "checkpoint", None)
+    if kind.name == "rllib":
+        try:
+            ref = reference_weights(checkpoint, kind.module_id)
+        except Exception as exc:  # weights are then not compared
+            notes.append(f"could not read the checkpoint's module weights: {exc}")
+    progress("reading what each path uses")
+    probes = {n: probe(p, kind) for n, p in built.items()}
+    for pr in probes.values():
+        notes += [f"{pr.name}: {n}" for n in pr.notes]
+    per_path = {n: facts(pr, ref) for n, pr in probes.items()}
+    saved = saved_connector_states(checkpoint) if kind.name == "rllib" else {}
+    same, differ = compare(per_path)
+    traces: dict[str, Trace] = {}
+    replay_json: dict[str, Any] = {"seed": chosen, "paths": {}}
+    findings: list[Finding] = []
+    if chosen is not None:
+        progress(f"replaying seed {chosen}")
+        for n, pr in probes.items():
+            try:
+                traces[n] = replay(pr, chosen)
+            except Exception as exc:
+                notes.append(f"replay of {n} failed: {type(exc).__name__}: {exc}")
+                traces[n] = Trace(n, note=f"replay failed: {exc}")
+            t = traces[n]
+            replay_json["paths"][n] = {"return": t.ret, "length": t.length, "end": t.end, "note": t.note,
+                                       "stages": [s for s, v in t.stages.items() if v]}
+        replay_json["pairs"] = []
+        a = names[0]
+        for b in names[1:]:
+            div = first_divergence(traces[a], traces[b])
+            replay_json["pairs"].append({"paths": [a, b], "step": div.step, "stage": div.stage, "kind": div.kind,
+                                         "values": div.values, "stage_match": div.stage_match})
+            pair_differs = any(_differs(batch[a][s], batch[b][s]) for s in batch.get(a, {}) if s in batch.get(b, {}))
+            if div.kind not in ("none", "unknown") or pair_differs:
+                coarse = not (traces[a].stages.get("action") and traces[b].stages.get("action"))
+                found = diagnose_pair(a, b, per_path, differ, div, chosen,
+                                      {n: pr.kind for n, pr in probes.items()}, saved, coarse)
+                if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
+                    for f in found:
+                        f.evidence += (f"; returns on seed {chosen}: {a} {batch[a][chosen]:.6g}, {b} "
+                                       f"{batch[b][chosen]:.6g} (no step-by-step replay for "
+                                       f"{' and '.join(t.path for t in (traces[a], traces[b]) if not t.stages)})")
+                findings += found
+    findings.sort(key=lambda f: -f.score)
+    per_path_json = {n: {k: v for k, v in f.items() if not k.startswith("_")} for n, f in per_path.items()}
+    replay_json["facts"] = compare_json(per_path_json)
+    replay_json["checkpoint connector state"] = saved
+    return Diagnosis(findings, same, differ, replay_json, names, chosen, batch, notes,
+                     time.perf_counter() - started)
+
+
+def compare_json(per_path: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    import json
+
+    return json.loads(json.dumps(per_path, default=str))
+
+
+def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None] = lambda s: None,
+                  batch_timeout: float = 300) -> Diagnosis:
+    """Build the plan's paths, run its (small) paired batch unless `seed` is given, diagnose, close."""
+    from tui_eval.session import start_engine
+
+    progress("loading paths")
+    engine = start_engine(plan)
+    try:
+        batch: dict[str, dict[int, float]] = {}
+        if seed is None:
+            progress(f"running {plan.spec.episodes} paired episodes per path")
+            batch = run_batch(engine, batch_timeout)
+        return diagnose_paths(dict(engine.paths), plan.kind, batch, seed, progress)
+    finally:
+        engine.close()
+
+
+def diagnose_live(plan, records, explore: dict[str, bool],
+                  progress: Callable[[str], None] = lambda s: None) -> Diagnosis:
+    """The doctor for a running app: the run's own records as the batch, the paths built afresh (the run's
+    paths keep running undisturbed), with the explore each path runs with now."""
+    batch: dict[str, dict[int, float]] = {}
+    for r in records:
+        if r.explore is None or r.explore == explore.get(r.path, r.explore):
+            batch.setdefault(r.path, {})[r.seed] = r.ret
+    built: dict[str, Any] = {}
+    try:
+        for name in plan.paths:
+            progress(f"loading {name}")
+            built[name] = plan.kind.build_path(name, explore.get(name, plan.explore[name]))
+        return diagnose_paths(built, plan.kind, batch, None, progress)
+    finally:
+        for path in built.values():
+            try:
+                path.close()
+            except Exception:
+                pass

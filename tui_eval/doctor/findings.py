@@ -1,0 +1,200 @@
+"""Rules that turn differing facts and the replay's first divergence into ranked findings.
+
+Each rule looks at one kind of difference between two paths and scores it; a cause whose effect is
+what the replay saw (the stage where the paths first part: explore at `action`, unsquash/clip at
+`action_for_env`, connector state at `env_to_module`, weights at `module_out`, the env's time limit
+as one episode ending first) scores higher. Facts alone are not findings: when the paths do not
+diverge, the list is empty.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from tui_eval.doctor.replay import Divergence
+
+CONSISTENT = 50
+
+
+@dataclass
+class Finding:
+    cause: str
+    evidence: str
+    fix: str
+    paths: list[str]
+    stage: str | None
+    seed: int | None
+    step: int | None
+    score: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("score")
+        return data
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _per_path(values: dict[str, Any], names: list[str]) -> str:
+    return "; ".join(f"{n}: {_short(values.get(n, '?'))}" for n in names)
+
+
+@dataclass
+class Pair:
+    """Two diverged paths, what differs between them, and where the replay saw them part."""
+
+    a: str
+    b: str
+    facts: dict[str, dict[str, Any]]
+    differ: dict[str, dict[str, Any]]
+    div: Divergence
+    seed: int | None
+    coarse: bool  # only the env actions are known for one of them (a custom loop, a path replayed whole)
+    saved_states: dict[str, Any]
+    out: list[Finding]
+
+    @property
+    def names(self) -> list[str]:
+        return [self.a, self.b]
+
+    def diff(self, key: str) -> dict[str, Any] | None:
+        d = self.differ.get(key, {})
+        return d if self.a in d and self.b in d else None
+
+    def add(self, cause: str, evidence: str, fix: str, score: int, stages: tuple[str, ...] = (),
+            lengths: bool = False) -> None:
+        div = self.div
+        consistent = (div.stage in stages) or (lengths and div.kind == "length") or \
+                     (self.coarse and div.kind == "action" and div.stage == "action_for_env" and "any" in stages)
+        where = "" if div.step is None else \
+            f"; first divergence at seed {self.seed}, step {div.step}, stage {div.stage}"
+        if div.values and consistent:
+            where += f" ({_per_path(div.values, self.names)}, tolerance 1e-5)"
+        self.out.append(Finding(cause, evidence + where, fix, self.names, div.stage, self.seed, div.step,
+                                score + (CONSISTENT if consistent else 0)))
+
+
+def _stage_match(p: Pair) -> None:
+    """The module's raw action sent to the env."""
+    m = p.div.stage_match
+    if not (m and m["path"] in p.names and m["of"] in p.names):
+        return
+    sender, other = m["path"], m["of"]
+    p.add(f"path `{sender}` sends the module's `{m['stage']}` to the env; `{other}` sends the action for the env "
+          "(after module_to_env: unsquashed to the env's bounds / clipped)",
+          f"at step {p.div.step} `{sender}`'s env action equals `{other}`'s `{m['stage']}` stage",
+          f"in `{sender}`, step the env with the module_to_env pipeline's output Columns.ACTIONS_FOR_ENV "
+          "(or unsquash_action/clip_action with the env's action space), not Columns.ACTIONS",
+          95, stages=("action_for_env", "any"))
+
+
+def _explore(p: Pair) -> None:
+    d = p.diff("explore")
+    if not d:
+        return
+    on, off = [n for n in p.names if d[n]], [n for n in p.names if not d[n]]
+    lib = " (RLlib's evaluation default: the evaluation config copies explore=True)" if "evaluate" in on else ""
+    fix = " or ".join([f"pass `--explore {n}=off`" for n in on] +
+                      (["set `evaluation_config={'explore': False}`"] if "evaluate" in on else []))
+    dist = p.differ.get("action distribution", {})
+    p.add(f"path `{', '.join(on)}` samples actions (explore on{lib}); `{', '.join(off)}` takes the "
+          "distribution's mode",
+          f"explore: {_per_path(d, p.names)}" + (f"; action distribution: {_per_path(dist, p.names)}" if dist else ""),
+          fix + " (or turn explore on for both, if sampling is what you mean to evaluate)", 85,
+          stages=("action", "any"))
+
+
+def _actions(p: Pair) -> None:
+    for key, label in (("normalize_actions", "action normalisation (unsquash)"), ("clip_actions", "action clipping")):
+        d = p.diff(key)
+        if d:
+            p.add(f"{label} differs between paths", f"{key}: {_per_path(d, p.names)}",
+                  f"set the same `{key}` for both (the checkpoint's config); a manual loop must apply module_to_env's "
+                  "NormalizeAndClipActions", 70, stages=("action_for_env", "any"))
+
+
+def _env(p: Pair) -> None:
+    time_limit = p.diff("time limit")
+    if time_limit:
+        env_config = p.differ.get("env_config", facts_of(p.facts, p.names, "env_config"))
+        p.add("the env's time limit differs between paths",
+              f"time limit: {_per_path(time_limit, p.names)}; env_config: {_per_path(env_config, p.names)}",
+              "make the evaluation env the same as the training env: drop `max_episode_steps` from "
+              "`evaluation_config['env_config']` (or pass --env-config to both)", 80, lengths=True,
+              stages=("obs", "env"))
+    for key in ("env id", "env_config", "wrappers", "observation space", "action space"):
+        d = p.diff(key)
+        if d and not (time_limit and key == "env_config"):
+            p.add(f"the env differs between paths ({key})", f"{key}: {_per_path(d, p.names)}",
+                  "run both paths on the same env: set `evaluation_config` to the training env's settings, or "
+                  "pass --env / --env-config", 65, lengths=True, stages=("obs", "env"))
+
+
+def _connectors(p: Pair) -> None:
+    d = p.diff("connector state")
+    if d:
+        saved = p.saved_states.get("env_to_module") or p.saved_states.get("module_to_env")
+        p.add("the state of a stateful connector differs between paths (e.g. running observation statistics)",
+              f"connector state: {_per_path(d, p.names)}" + (f"; in the checkpoint: {_short(saved)}" if saved else ""),
+              "restore the pipelines with their state (EnvToModulePipeline.from_checkpoint(CKPT/env_runner/"
+              "env_to_module_connector)) and do not reset or rebuild the stateful connector in your loop; "
+              "to keep the state fixed while evaluating, build MeanStdFilter with update_stats=False",
+              80, stages=("env_to_module", "any"))
+    for key in ("env_to_module pieces", "module_to_env pieces"):
+        d = p.diff(key)
+        if d:
+            p.add(f"the {key.split()[0]} pipeline differs between paths", f"{key}: {_per_path(d, p.names)}",
+                  "build both paths' pipelines from the checkpoint (its env_runner/ connector folders)", 60,
+                  stages=("env_to_module", "module_out", "action", "action_for_env", "any"))
+
+
+def _weights(p: Pair) -> None:
+    d = p.diff("weights")
+    if not d:
+        return
+    evidence = []
+    for n in p.names:
+        v = d[n]
+        if isinstance(v, dict) and v:
+            worst = max(v.items(), key=lambda kv: kv[1])
+            evidence.append(f"{n}: {len(v)} tensor(s) differ from the checkpoint, max abs diff {worst[1]:.3g} "
+                            f"in {worst[0]}")
+        else:
+            evidence.append(f"{n}: {v}")
+    p.add("module weights differ between paths", "; ".join(evidence),
+          "load the module from the checkpoint you mean (RLModule.from_checkpoint(CKPT/learner_group/learner/"
+          "rl_module/<module_id>)); check which component's weights your loop takes", 75,
+          stages=("module_out", "action", "any"))
+
+
+RULES = (_stage_match, _explore, _actions, _env, _connectors, _weights)
+
+
+def diagnose_pair(a: str, b: str, facts: dict[str, dict[str, Any]], differ: dict[str, dict[str, Any]],
+                  div: Divergence, seed: int | None, kinds: dict[str, str],
+                  saved_states: dict[str, Any] | None = None, coarse: bool | None = None) -> list[Finding]:
+    """Findings for paths `a` and `b` (which have diverged), best first."""
+    if coarse is None:
+        coarse = any(kinds.get(n) == "custom" for n in (a, b))
+    pair = Pair(a, b, facts, differ, div, seed, coarse, saved_states or {}, [])
+    for rule in RULES:
+        rule(pair)
+    if not pair.out:
+        where = (f"first divergence at seed {seed}, step {div.step}, stage {div.stage}: "
+                 f"{_per_path(div.values, pair.names)}" if div.step is not None else "episodes differ")
+        pair.out.append(Finding("the paths diverge, but no setting, connector state or weight that tui-eval reads "
+                                "differs between them", where,
+                                "look at what the stage does differently in each path (a custom loop's own "
+                                "pre-/post-processing, an RNG, float precision)", pair.names, div.stage, seed,
+                                div.step, 10))
+    pair.out.sort(key=lambda f: -f.score)
+    return pair.out
+
+
+def facts_of(facts: dict[str, dict[str, Any]], names: list[str], key: str) -> dict[str, Any]:
+    return {n: facts.get(n, {}).get(key, "?") for n in names}

@@ -1,0 +1,346 @@
+"""What each path actually uses, read from the live objects it built (not only the saved config).
+
+A `Probe` holds one path's live pieces: its RLModule, its connector pipelines, its explore flag, a
+way to make one env as the path makes them, and for RLlib's evaluate its EnvRunner's config. Custom
+paths are probed by looking inside the object the user's factory returned (attributes, closure
+cells) for an RLModule and connector pipelines; what cannot be found is reported as unknown and never
+compared. `facts(probe)` turns a probe into plain, comparable facts; `compare` splits facts into those
+that are the same on every path and those that differ.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: facts compared across paths, in the order they are shown
+FACT_ORDER = ("explore", "action distribution", "normalize_actions", "clip_actions", "env id", "env_config",
+              "time limit", "wrappers", "observation space", "action space", "env_to_module pieces",
+              "module_to_env pieces", "connector state", "weights")
+
+
+@dataclass
+class Probe:
+    name: str
+    explore: bool | None
+    kind: str = ""  # "connectors", "evaluate", "custom", "rsl", ...
+    module: Any = None
+    env_to_module: Any = None
+    module_to_env: Any = None
+    make_env: Callable[[], Any] | None = None
+    recipe: Any = None
+    config: Any = None  # an AlgorithmConfig as the path's runner holds it
+    custom: Any = None  # a CustomPath
+    checkpoint: Any = None  # the checkpoint directory this path restored
+    path: Any = None  # the built path itself
+    notes: list[str] = field(default_factory=list)
+
+
+def probe(path, kind) -> Probe:
+    """The live pieces of a built path."""
+    from tui_eval.paths.custom import CustomPath
+
+    owner = getattr(path, "vs_kind", None) or kind
+    base = getattr(path, "vs_base", None) or type(path).__name__
+    p = Probe(name=path.name, explore=getattr(path, "explore", None), checkpoint=getattr(owner, "checkpoint", None),
+              path=path)
+    cls = type(path).__name__
+    if isinstance(path, CustomPath):
+        p.kind, p.custom, p.make_env = "custom", path, _unwrapped_factory(path)
+        found = _find_live(path.target)
+        p.module, p.env_to_module, p.module_to_env = found["module"], found["env_to_module"], found["module_to_env"]
+        p.recipe = getattr(kind, "env", None)
+        if p.module is None:
+            p.notes.append("no RLModule found inside the custom path's object: weights not compared")
+    elif cls == "RllibConnectorsPath":
+        p.kind, p.module = "connectors", path.module
+        p.env_to_module, p.module_to_env = path.env_to_module, path.module_to_env
+        p.recipe = owner.env
+        p.make_env = owner.env.make_one
+        p.config = owner.config
+    elif cls == "RllibEvaluatePath":
+        runner = path.algo.eval_env_runner
+        p.kind, p.module = "evaluate", runner.module
+        p.env_to_module, p.module_to_env = runner._env_to_module, runner._module_to_env
+        p.config = runner.config
+        p.explore = bool(runner.config.explore)
+        p.recipe = owner.eval_env
+        p.make_env = owner.eval_env.make_one
+    else:
+        p.kind = "other"
+        if not hasattr(getattr(path, "env", None), "state"):
+            p.notes.append(f"{cls} ({base}): only its episodes are compared")
+    return p
+
+
+def _unwrapped_factory(path) -> Callable[[], Any]:
+    inner = path.guarded.env
+    return lambda: inner
+
+
+def _find_live(target: Any, depth: int = 3) -> dict[str, Any]:
+    """An RLModule and connector pipelines reachable from the user's object (attributes, closures)."""
+    found: dict[str, Any] = {"module": None, "env_to_module": None, "module_to_env": None}
+    try:
+        from ray.rllib.connectors.env_to_module import EnvToModulePipeline
+        from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
+        from ray.rllib.core.rl_module.rl_module import RLModule
+    except ImportError:
+        return found
+    seen: set[int] = set()
+
+    def visit(obj: Any, level: int) -> None:
+        if obj is None or id(obj) in seen or level > depth:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, RLModule):
+            found["module"] = found["module"] or obj
+            return
+        if isinstance(obj, EnvToModulePipeline):
+            found["env_to_module"] = found["env_to_module"] or obj
+            return
+        if isinstance(obj, ModuleToEnvPipeline):
+            found["module_to_env"] = found["module_to_env"] or obj
+            return
+        children: list[Any] = []
+        for cell in getattr(obj, "__closure__", None) or ():
+            try:
+                children.append(cell.cell_contents)
+            except ValueError:
+                pass
+        if hasattr(obj, "__self__"):
+            children.append(obj.__self__)
+        if hasattr(obj, "__dict__") and not isinstance(obj, type):
+            children.extend(v for v in vars(obj).values())
+        if isinstance(obj, (list, tuple)):
+            children.extend(obj)
+        if isinstance(obj, dict):
+            children.extend(obj.values())
+        for child in children:
+            if isinstance(child, (str, bytes, int, float, bool, np.ndarray)):
+                continue
+            visit(child, level + 1)
+
+    visit(target, 0)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------- facts
+def _pieces(pipeline) -> list[str] | None:
+    if pipeline is None:
+        return None
+    return [type(c).__name__ for c in getattr(pipeline, "connectors", [])]
+
+
+def _normalize_clip(pipeline) -> tuple[Any, Any]:
+    for c in getattr(pipeline, "connectors", []) if pipeline is not None else []:
+        if type(c).__name__ == "NormalizeAndClipActions":
+            return bool(c.normalize_actions), bool(c.clip_actions)
+    return (None, None) if pipeline is None else (False, False)
+
+
+def connector_states(pipeline) -> dict[str, Any] | None:
+    """{piece name: summary of its state} for every stateful piece (a non-empty get_state())."""
+    if pipeline is None:
+        return None
+    states = {}
+    for i, c in enumerate(getattr(pipeline, "connectors", [])):
+        try:
+            state = c.get_state()
+        except Exception:
+            continue
+        if state:
+            states[f"{i}:{type(c).__name__}"] = summarise_state(state)
+    return states
+
+
+def summarise_state(state: Any) -> dict[str, Any]:
+    """Counts and means of running statistics (MeanStdFilter), else every number found, flattened."""
+    from ray.rllib.utils.filter import _deserialize_ndarray
+
+    out: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            if "num_pushes" in value and "mean_array" in value:
+                mean = _deserialize_ndarray(value["mean_array"])
+                ssd = _deserialize_ndarray(value["sum_sq_diff_array"])
+                n = int(value["num_pushes"])
+                std = np.sqrt(ssd / (n - 1)) if n > 1 else np.zeros_like(mean)
+                out[f"{prefix}count"] = n
+                out[f"{prefix}mean"] = np.round(np.asarray(mean, dtype=float), 4).tolist()
+                out[f"{prefix}std"] = np.round(np.asarray(std, dtype=float), 4).tolist()
+                return
+            for k, v in value.items():
+                walk(f"{prefix}{k}.", v)
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                walk(f"{prefix}{i}.", v)
+        elif isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+            out[prefix.rstrip(".")] = float(value)
+        elif isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
+            out[prefix.rstrip(".")] = np.round(value.astype(float), 4).tolist()
+
+    walk("", state)
+    if any(k.endswith("count") for k in out):  # running statistics: their numbers are what matters
+        out = {k: v for k, v in out.items() if k.rsplit(".", 1)[-1] in ("count", "mean", "std")}
+    return {k.replace("None.", "").replace("running_stats.", "stats "): v for k, v in out.items()}
+
+
+def saved_connector_states(checkpoint) -> dict[str, Any]:
+    """The stateful connectors' state as saved in the checkpoint."""
+    from ray.rllib.connectors.env_to_module import EnvToModulePipeline
+    from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
+
+    from tui_eval.paths.rllib_layout import CONNECTOR_DIRS
+
+    out = {}
+    for side, cls in (("env_to_module", EnvToModulePipeline), ("module_to_env", ModuleToEnvPipeline)):
+        folder = checkpoint / CONNECTOR_DIRS[side]
+        if folder.is_dir():
+            try:
+                out[side] = connector_states(cls.from_checkpoint(str(folder)))
+            except Exception:
+                pass
+    return out
+
+
+def weight_diff(module, reference_sd: dict[str, Any] | None) -> dict[str, float] | None:
+    """{tensor: max abs difference} of the module's weights against the checkpoint's module."""
+    if module is None or reference_sd is None:
+        return None
+
+    sd = module.state_dict()
+    diffs = {}
+    for key, ref in reference_sd.items():
+        mine = sd.get(key)
+        if mine is None:  # an inference-only module (an EnvRunner's) has no value head: nothing to compare
+            continue
+        a, b = _as_double(mine), _as_double(ref)
+        diffs[key] = float("inf") if a.shape != b.shape else float((a - b).abs().max()) if a.numel() else 0.0
+    return diffs
+
+
+def _as_double(value: Any):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().double()
+    return torch.as_tensor(np.asarray(value)).double()
+
+
+def reference_weights(checkpoint, module_id: str):
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from tui_eval.paths.rllib_layout import module_dir
+
+    module: Any = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))
+    return module.state_dict()
+
+
+def env_facts(make_env: Callable[[], Any] | None, recipe: Any) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    if recipe is not None:
+        facts["env id"] = getattr(recipe, "name", str(recipe))
+        facts["env_config"] = json.dumps(getattr(recipe, "env_config", {}), sort_keys=True, default=str)
+    if make_env is None:
+        return facts
+    env = make_env()
+    try:
+        wrappers, e = [], env
+        while hasattr(e, "env") and e is not getattr(e, "env", None):
+            wrappers.append(type(e).__name__)
+            e = e.env
+        wrappers = [w for w in wrappers if w not in ("GuardedEnv", "EpisodeRecorder")]
+        spec = getattr(env, "spec", None)
+        limit = getattr(spec, "max_episode_steps", None)
+        for w in _chain(env):
+            if type(w).__name__ == "TimeLimit":
+                limit = getattr(w, "_max_episode_steps", limit)
+                break
+        facts["time limit"] = limit
+        facts["wrappers"] = " > ".join(wrappers) or "none"
+        facts["observation space"] = str(env.observation_space)
+        facts["action space"] = str(env.action_space)
+        if "env id" not in facts and spec is not None:
+            facts["env id"] = spec.id
+    finally:
+        if make_env.__name__ != "<lambda>":  # a custom path's own env is kept open
+            env.close()
+    return facts
+
+
+def _chain(env):
+    while env is not None:
+        yield env
+        env = getattr(env, "env", None)
+
+
+def facts(p: Probe, reference_sd=None) -> dict[str, Any]:
+    """Plain facts of one path; None means unknown (not compared)."""
+    f: dict[str, Any] = {"explore": p.explore}
+    if p.module is not None:
+        try:
+            dist = (p.module.get_exploration_action_dist_cls() if p.explore else
+                    p.module.get_inference_action_dist_cls())
+            f["action distribution"] = getattr(dist, "__name__", str(dist)) + ("" if p.explore else " (deterministic)")
+        except Exception:
+            pass
+    if p.module_to_env is not None:
+        f["normalize_actions"], f["clip_actions"] = _normalize_clip(p.module_to_env)
+    f.update(env_facts(p.make_env, p.recipe))
+    f["env_to_module pieces"] = _pieces(p.env_to_module)
+    f["module_to_env pieces"] = _pieces(p.module_to_env)
+    states = {}
+    for side, pipeline in (("env_to_module", p.env_to_module), ("module_to_env", p.module_to_env)):
+        s = connector_states(pipeline)
+        if s:
+            states[side] = s
+    f["connector state"] = states if (p.env_to_module is not None or p.module_to_env is not None) else None
+    diffs = weight_diff(p.module, reference_sd)
+    f["weights"] = None if diffs is None else {k: v for k, v in diffs.items() if v > 0} or "same as checkpoint"
+    f["_weight_max"] = None if diffs is None else max(diffs.values(), default=0.0)
+    return {k: v for k, v in f.items() if v is not None}
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if k_is_state(a) or k_is_state(b):
+        return _states_close(a, b)
+    return a == b
+
+
+def k_is_state(v: Any) -> bool:
+    return isinstance(v, dict) and any(isinstance(x, dict) for x in v.values())
+
+
+def _states_close(a: Any, b: Any) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_states_close(a[k], b[k]) for k in a)
+    try:
+        return bool(np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-5, atol=1e-6))
+    except (TypeError, ValueError):
+        return a == b
+
+
+def compare(per_path: dict[str, dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """(facts the same on every path that knows them, {fact: {path: value}} for those that differ)."""
+    same, differ = [], {}
+    keys = [k for k in FACT_ORDER if any(k in f for f in per_path.values())]
+    for key in keys:
+        values = {name: f[key] for name, f in per_path.items() if key in f}
+        if len(values) < 2:
+            continue
+        items = list(values.values())
+        if all(_equal(items[0], v) for v in items[1:]):
+            same.append({"fact": key, "value": _jsonable(items[0])})
+        else:
+            differ[key] = {name: _jsonable(v) for name, v in values.items()}
+    return same, differ
+
+
+def _jsonable(v: Any) -> Any:
+    return json.loads(json.dumps(v, default=str))
