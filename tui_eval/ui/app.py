@@ -78,7 +78,7 @@ class EvalApp(App[int]):
         Binding("b", "toggle_view", "blocks"),
         Binding("x", "explore", "explore"),
         Binding("e", "export", "export"),
-        Binding("d", "diagnose", "diagnose"),
+        Binding("d", "diagnose", "diagnose", show=False),  # in the help (?): the footer keeps q at 80 columns
         Binding("f", "filter_path", "filter path", show=False),
         Binding("i", "filter_invalid", "invalid only", show=False),
         Binding("h", "toggle_histograms", "histograms", show=False),
