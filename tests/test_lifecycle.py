@@ -256,3 +256,16 @@ def test_attach_serve_in_a_browser_on_loopback_only(tmp_path):
         server.wait(30)
         cli("stop", "web", cwd=tmp_path)
     assert _status(log) == "stopped"
+
+
+def test_local_ray_starts_in_a_process_that_imported_ray_first(tmp_path):
+    """A Python session that imported ray before tui-eval: auth stays as the driver has it, and Ray
+    still starts (its servers on loopback) and leaves no session folder behind."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    env["PYTHONPATH"] = str(ROOT)
+    code = ("import ray, os; from tui_eval.local_ray import ensure_ray, stop_ray; ensure_ray(); "
+            "print(ray._private.worker._global_node.node_ip_address); stop_ray()")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=180)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == "127.0.0.1"

@@ -17,6 +17,7 @@ import atexit
 import os
 import secrets
 import shutil
+import sys
 import tempfile
 
 _temp_dir: str | None = None
@@ -26,7 +27,9 @@ TEMP_PREFIX = "tui-eval-ray-"  # + the owning process id: a folder whose process
 def prepare_environment() -> None:
     """Set Ray's loopback and auth variables; call before `ray` is imported (the CLI does, first thing)."""
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    if "RAY_AUTH_MODE" not in os.environ:
+    # The driver reads its auth mode when ray is imported, Ray's servers when they start: turned on
+    # after the import, the two would disagree and the driver could not connect.
+    if "RAY_AUTH_MODE" not in os.environ and "ray" not in sys.modules:
         os.environ["RAY_AUTH_MODE"] = "token"
         os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
