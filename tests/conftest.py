@@ -47,3 +47,15 @@ def wait_until(condition, timeout: float = 60.0, interval: float = 0.05):
             return value
         time.sleep(interval)
     raise AssertionError(f"condition not met within {timeout}s")
+
+
+@pytest.fixture
+def apps():
+    """Apps made by a test; their engines are stopped even when the test fails."""
+    made = []
+    yield made
+    for app in made:
+        if app.engine is not None:
+            app.engine.stop()
+            app.engine.wait(30)
+            app.engine.close()

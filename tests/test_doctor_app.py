@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from conftest import ROOT
 from ui_helpers import live_plan, plain, wait_for
 
@@ -10,16 +9,6 @@ from tui_eval.ui.app import EvalApp
 
 LOOPS = ROOT / "tests" / "doctor_loops.py"
 
-
-@pytest.fixture
-def apps():
-    made = []
-    yield made
-    for app in made:
-        if app.engine is not None:
-            app.engine.stop()
-            app.engine.wait(30)
-            app.engine.close()
 
 
 async def test_d_shows_the_diagnosis_and_the_run_goes_on(tmp_path, apps):

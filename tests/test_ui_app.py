@@ -34,17 +34,6 @@ from tui_eval.ui.widgets import (
 NUM_ENVS = 4
 
 
-@pytest.fixture
-def apps():
-    """Apps made by a test; their engines are stopped even when the test fails."""
-    made = []
-    yield made
-    for app in made:
-        if app.engine is not None:
-            app.engine.stop()
-            app.engine.wait(30)
-            app.engine.close()
-
 
 def episodes(app) -> int:
     return sum(s.episodes for s in app.engine.stats.paths.values())
@@ -124,7 +113,9 @@ async def test_live_export_matches_the_log_and_quit_keeps_every_episode(tmp_path
         await pilot.press("p")
         await settle(pilot, app)
         await pilot.press("e")
-        await wait_for(pilot, lambda: "exported" in app.query_one(StatusLine).text, what="export")
+        # the message may already be followed by another (a state change read at the same tick)
+        await wait_for(pilot, lambda: any("exported" in m for m in app.query_one(StatusLine).messages),
+                       what="export")
         csv_path, json_path = export_paths(plan.log_path)
         logged = RunLog(plan.log_path, readonly=True).records()
         with csv_path.open() as fh:

@@ -53,7 +53,7 @@ async def test_viewer_follows_a_growing_log(tmp_path):
 
         # export works on a read-only view too
         await pilot.press("e")
-        await wait_for(pilot, lambda: "exported" in app.query_one(StatusLine).text, what="export")
+        await wait_for(pilot, lambda: any("exported" in m for m in app.query_one(StatusLine).messages), what="export")
         await pilot.press("q")
     assert app.return_value == 0
     _, json_path = export_paths(path)

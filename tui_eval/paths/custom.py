@@ -30,7 +30,7 @@ import gymnasium as gym
 
 from tui_eval.envs import INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.errors import first_line
-from tui_eval.feed import Heartbeat, Seed, SeedFeed
+from tui_eval.feed import FeedRelay, Seed, SeedFeed
 from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.spec import BadInput, EpisodeRecord
 
@@ -77,24 +77,16 @@ class CustomSpec:
         return factory
 
 
-class CurrentSeed:
+class CurrentSeed(FeedRelay):
     """The SeedFeed of a custom path's one env: every reset gets the seed of the episode being played,
-    whatever seed the user's loop passes (the heartbeat and cancel flag are the run's)."""
+    whatever seed the user's loop passes (the heartbeat and cancel flag are the run's, as relayed)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.seed: Seed | None = None
-        self.feed: SeedFeed | None = None
 
     def take(self) -> Seed | None:
         return self.seed
-
-    @property
-    def cancelled(self) -> bool:
-        return self.feed is not None and self.feed.cancelled
-
-    @property
-    def heartbeat(self) -> Heartbeat | None:
-        return None if self.feed is None else self.feed.heartbeat
 
 
 class EpisodeRecorder(gym.Wrapper):
