@@ -54,13 +54,16 @@ class EnvRecipe:
 
         return EnvContext(dict(self.env_config), worker_index=worker_index, num_workers=num_workers, remote=remote)
 
-    def make_one(self, context=None) -> gym.Env:
-        """One env as one of RLlib's sub-envs is made (the creator gets `context`, env_config only)."""
+    def make_one(self, context=None, *, env_checker: bool = True) -> gym.Env:
+        """One env as one of RLlib's sub-envs is made (the creator gets `context`, env_config only).
+        `env_checker=False` leaves out Gymnasium's passive checker, for an env that RLlib's own `gym.make`
+        wraps again (with the checker), unless env_config itself says."""
         if self.creator is not None:
             context = self.context() if context is None else context.copy_with_overrides(
                 env_config=dict(self.env_config))
             return self.creator(context)
-        return gym.make(self.env, **self.env_config)
+        kwargs = self.env_config if env_checker else {"disable_env_checker": True, **self.env_config}
+        return gym.make(self.env, **kwargs)
 
     def make_vec(self, num_envs: int, wrappers: Sequence[Callable[[gym.Env], gym.Env]] = ()) -> gym.vector.VectorEnv:
         """`num_envs` sub-envs stepped in sync with NEXT_STEP autoreset and per-env info dicts, as

@@ -34,7 +34,7 @@ METRIC = "tui_eval_episodes"
 TOKEN_KEY = "tui_eval_token"
 #: seconds one evaluate() call aims at: long enough that its fixed costs (weight and connector-state
 #: sync, metrics reduce) stay small, short enough that stop and pause take effect quickly
-CALL_SECONDS = 0.5
+CALL_SECONDS = 1.0
 
 
 _PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
@@ -43,7 +43,7 @@ _PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
 def guarded_env_creator(env_context):
     """The evaluation env: the user's env, made as RLlib would make it, behind a GuardedEnv."""
     recipe, seeds, success_key, step_timeout = _PATHS[env_context[TOKEN_KEY]]
-    return GuardedEnv(recipe.make_one(env_context), feed=seeds, success_key=success_key,
+    return GuardedEnv(recipe.make_one(env_context, env_checker=False), feed=seeds, success_key=success_key,
                       step_timeout=step_timeout)
 
 
