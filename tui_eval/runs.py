@@ -108,7 +108,7 @@ def attach(argv: list[str]) -> int:
     path = resolve_run(args.run)
     log = open_log(path)
     if args.serve:
-        from tui_eval.runtime.serve import serve_viewer
+        from tui_eval.ui.serve import serve_viewer
 
         return serve_viewer(path, args.host, args.port)
     if not args.headless:
