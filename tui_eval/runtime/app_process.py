@@ -98,7 +98,8 @@ def run_app(plan, owner: RunOwner | None = None) -> int:
     """`tui-eval CKPT`: the live app; after it exits, the summary table on stdout. Returns the exit code."""
     from tui_eval.ui.app import EvalApp
 
-    app = EvalApp(plan, on_hangup=_hangup_handler(owner), on_terminate=_terminate_handler(owner),
+    app = EvalApp(plan, on_hangup=None if owner is None else owner.mark_hung_up,
+                  on_terminate=None if owner is None else owner.mark_terminated,
                   on_engine=None if owner is None else owner.serve)
     stderr_file = stderr_path(plan.log_path)
     with library_output_to(stderr_file):
@@ -119,26 +120,6 @@ def run_app(plan, owner: RunOwner | None = None) -> int:
     finally:
         if stderr_file.is_file():
             sys.stderr.write(f"library output during the run: {stderr_file}\n")
-
-
-def _hangup_handler(owner: RunOwner | None):
-    if owner is None:
-        return None
-
-    def on_hangup() -> None:
-        owner.hung_up = True
-
-    return on_hangup
-
-
-def _terminate_handler(owner: RunOwner | None):
-    if owner is None:
-        return None
-
-    def on_terminate() -> None:
-        owner.terminated = True
-
-    return on_terminate
 
 
 def _carry_on_detached(app, owner: RunOwner) -> int:

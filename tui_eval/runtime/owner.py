@@ -101,6 +101,14 @@ class RunOwner:
         signal.signal(signal.SIGTERM, term)
         signal.signal(signal.SIGHUP, hangup)
 
+    def mark_hung_up(self) -> None:
+        """The app saw its terminal go (its own SIGHUP handler): the run goes on without a view."""
+        self.hung_up = True
+
+    def mark_terminated(self) -> None:
+        """The app saw SIGTERM: the run stops cleanly."""
+        self.terminated = True
+
     def detach_from_terminal(self) -> Path:
         """Point stdin/stdout/stderr away from a terminal that is gone (writes to it would fail)."""
         out = output_path(self.log_path)
