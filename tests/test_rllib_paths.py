@@ -20,7 +20,7 @@ def test_explore_off_gives_equal_returns_per_seed(checkpoint, tmp_path):
     assert not any(r.invalid for r in records)
     assert all(r.explore is False for r in records)
     comparison = engine.stats.comparison.summary()
-    assert comparison["exact"] is True and comparison["verdict"] != "differ"
+    assert comparison.exact is True and comparison.verdict != "differ"
 
 
 def test_library_defaults_are_shown_and_differ(tmp_path):

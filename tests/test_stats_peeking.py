@@ -83,13 +83,13 @@ def test_comparison_shows_what_the_simulation_measures():
                 cmp.add(EpisodeRecord("B", i, v, int(v)))
                 s = cmp.summary()
                 want = "differ" if differ[run, i] else ("equivalent" if equivalent[run, i] else "undecided")
-                assert s["verdict"] == want, (bounds, run, i)
+                assert s.verdict == want, (bounds, run, i)
                 if np.isnan(lo[run, i]):
-                    assert s["diff_cs95"] is None
+                    assert s.diff_cs95 is None
                 else:
-                    assert s["diff_cs95"] == pytest.approx([lo[run, i], hi[run, i]], rel=1e-9)
+                    assert s.diff_cs95 == pytest.approx([lo[run, i], hi[run, i]], rel=1e-9)
             if not np.isnan(margin[run]):
-                assert s["margin"] == pytest.approx(margin[run])
+                assert s.margin == pytest.approx(margin[run])
 
 
 @pytest.mark.parametrize("bounds", [None, (0.0, CAP)], ids=["no-bounds", "bounds-0-500"])
@@ -116,6 +116,6 @@ def test_deterministic_paths_differing_on_ten_percent_of_seeds_are_never_shown_e
             ret_b = 500.0 if rng.random() >= 0.1 else 123.0
             cmp.add(EpisodeRecord("A", seed, 500.0, 500))
             cmp.add(EpisodeRecord("B", seed, ret_b, 500))
-            ever |= cmp.summary()["verdict"] == "equivalent"
+            ever |= cmp.summary().verdict == "equivalent"
         shown += ever
     assert shown <= 0.05 * 100 + 3 * math.sqrt(0.05 * 0.95 * 100)

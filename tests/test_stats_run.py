@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from tui_eval.format import comparison_reason
 from tui_eval.spec import EpisodeRecord
-from tui_eval.stats import RunStats
+from tui_eval.stats import Comparison, RunStats
 from tui_eval.summary import build_summary, replay
 
 META = {"paths": ["evaluate", "connectors"], "explore": {"evaluate": True, "connectors": False},
@@ -49,23 +50,23 @@ def test_each_pairing_of_settings_is_compared_apart_and_the_newest_is_shown():
     for r in records_with_explore_change():
         stats.add(r)
     c = stats.comparison_summary()
-    assert c["explore"] == [False, False] and c["exact"] is True  # both off: per-seed, exact mode
-    assert c["identical_pairs"] == 10 and c["paired"] == 10 and c["verdict"] == "undecided"
-    assert "identical on 10/10 seeds" in c["reason"]
-    pairings = {tuple(s["explore"]): s for s in stats.comparisons_by_explore()}
+    assert c.explore == (False, False) and c.exact is True  # both off: per-seed, exact mode
+    assert c.identical_pairs == 10 and c.paired == 10 and c.verdict == "undecided"
+    assert "identical on 10/10 seeds" in comparison_reason(c)
+    pairings = {tuple(s.explore): s for s in stats.comparisons_by_explore()}
     assert set(pairings) == {(True, False), (False, False)}
-    assert pairings[(True, False)]["paired"] == 40 and pairings[(True, False)]["exact"] is False
-    assert pairings[(True, False)]["diff_mean"] == pytest.approx(-98.0)
+    assert pairings[(True, False)].paired == 40 and pairings[(True, False)].exact is False
+    assert pairings[(True, False)].diff_mean == pytest.approx(-98.0)
 
 
 def test_records_wait_for_the_other_paths_setting_in_their_block():
     stats = RunStats(["A", "B"], deterministic=False, return_bounds=None, margin=None)
     for seed in range(5):
         stats.add(rec("A", seed, 1.0, block=2, explore=True))
-    assert stats.held == 5 and stats.comparison_summary()["matched"] == 0
+    assert stats.held == 5 and stats.comparison_summary().matched == 0
     stats.add(rec("B", 0, 1.0, block=2, explore=False))
     c = stats.comparison_summary()
-    assert stats.held == 0 and c["matched"] == 1 and c["unmatched_a"] == 4 and c["explore"] == [True, False]
+    assert stats.held == 0 and c.matched == 1 and c.unmatched_a == 4 and c.explore == (True, False)
 
 
 def test_the_json_summary_keeps_the_public_shape_and_adds_per_setting_entries():
@@ -104,7 +105,7 @@ def test_bounds_and_margin_reach_paths_and_comparison():
     assert s["return_bounds"] == [0.0, 500.0] and s["bounds_source"] == "CartPole-v1: +1 x 500"
     assert s["cs95"] is not None and "PrPl-EB" in s["cs_method"]  # from the first episode
     c = stats.comparison_summary()
-    assert c["margin"] == 25.0 and c["diff_cs95"] is not None and c["method"] == "paired"
+    assert c.margin == 25.0 and c.diff_cs95 is not None and c.method == "paired"
 
 
 def test_tables_label_rows_with_the_setting_their_episodes_ran_with():
@@ -124,6 +125,9 @@ def test_tables_label_rows_with_the_setting_their_episodes_ran_with():
     # one setting, a change asked for but not applied yet: the row says both, never only the new one
     assert explore_cell(stats.paths["connectors"].summary(), True) == "off→on"
     assert explore_cell({"episodes": 0, "explore": None}, True) == "on"
-    differ = {"a": "A", "b": "B", "verdict": "differ", "exact": True, "differing": 1, "paired": 3,
-              "diff_mean": 1.0, "diff_cs95": None, "margin": None, "reason": "seed 3: A 1.0 vs B 2.0"}
-    assert verdict_line(differ).startswith("verdict: DIFFER (exact)")
+    differ = Comparison("A", "B", deterministic=True)
+    for seed, ret_b in ((1, 1.0), (2, 1.0), (3, 2.0)):
+        differ.add(rec("A", seed, 1.0))
+        differ.add(rec("B", seed, ret_b))
+    line = verdict_line(differ.summary())
+    assert line.startswith("verdict: DIFFER (exact)") and "seed 3: A 1.0 vs B 2.0 with both deterministic" in line

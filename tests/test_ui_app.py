@@ -15,6 +15,7 @@ from ui_helpers import live_plan, plain, wait_for
 
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.events import PathFailed
+from tui_eval.format import comparison_reason
 from tui_eval.runtime.app_process import finish_live
 from tui_eval.session import plan_run
 from tui_eval.store import RunLog
@@ -148,7 +149,7 @@ async def test_both_paths_side_by_side(tmp_path, apps):
         assert "evaluate" in table and "connectors" in table and "Δ evaluate−connectors" in table
         verdict = plain(app.query_one(VerdictBar))
         assert any(word in verdict for word in ("DIFFER", "EQUIVALENT", "UNDECIDED"))
-        assert app.comparison["reason"] in verdict
+        assert comparison_reason(app.comparison) in verdict
         sparks = app.query_one(Sparklines)
         assert all(len(sparks.points[n]) == 12 for n in plan.paths)
         assert "DONE" in plain(app.query_one(RunHeader))

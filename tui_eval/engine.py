@@ -19,7 +19,7 @@ from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, Pa
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import EpisodeRecord, SeedBlock
-from tui_eval.stats import ReturnBounds, ReturnsSnapshot, RunStats
+from tui_eval.stats import ComparisonSummary, ReturnBounds, ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
 
 MAX_RESTARTS = 3
@@ -247,7 +247,7 @@ class Engine:
         seconds = self.active_seconds(state.done_at)
         return self.stats.paths[name].episodes / seconds, state.steps / seconds
 
-    def snapshot(self, current_block_only: bool = False) -> tuple[dict[str, dict], dict | None]:
+    def snapshot(self, current_block_only: bool = False) -> tuple[dict[str, dict], ComparisonSummary | None]:
         """Per-path summaries and the comparison's, taken under the engine's lock (stats are not thread-safe)."""
         stats = self.block_stats if current_block_only else self.stats
         with self._lock:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tui_eval.stats import ComparisonSummary, returns_identical
+
 
 def num(value: Any, digits: int = 1) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
@@ -46,50 +48,120 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
-def verdict_kind(comparison: dict[str, Any]) -> str:
+def verdict_kind(comparison: ComparisonSummary) -> str:
     """"exact" for a per-seed verdict that is conclusive, "per seed" while it is not yet, else
     "statistical"."""
-    if not comparison.get("exact"):
+    if not comparison.exact:
         return "statistical"
-    return "exact" if comparison.get("verdict") in ("differ", "equivalent") else "per seed"
+    return "exact" if comparison.verdict in ("differ", "equivalent") else "per seed"
 
 
-def could_differ(comparison: dict[str, Any]) -> str:
+def could_differ(comparison: ComparisonSummary) -> str:
     """Deterministic paths with no differing seed: "identical on n/n seeds; ≤ x% could differ
     (anytime 95%)" (x: the anytime upper bound on the share of seeds that could still differ)."""
-    n = comparison.get("identical_pairs") or 0
-    upper = comparison.get("could_differ_upper")
+    n = comparison.identical_pairs
+    upper = comparison.could_differ_upper
     if upper is None:
         return "no paired seed yet"
-    return f"identical on {n}/{n} seeds; ≤ {100 * upper:.1f}% could differ (anytime 95%)"
+    return f"identical on {n}/{n} seeds; ≤ {100 * upper:.1f}% could differ (anytime {level(comparison.alpha)})"
 
 
-def margin_text(comparison: dict[str, Any]) -> str:
-    margin = comparison.get("margin")
-    if margin is None:
+def level(alpha: float) -> str:
+    """A confidence level from its alpha: 0.05 -> "95%", 0.025 -> "97.5%"."""
+    return f"{100 * (1 - alpha):.4g}%"
+
+
+def margin_text(comparison: ComparisonSummary) -> str:
+    if comparison.margin is None:
         return "no margin yet"
-    return f"margin ±{num(margin, 2)}"
+    return f"margin ±{num(comparison.margin, 2)}"
 
 
-def verdict_line(comparison: dict[str, Any] | None) -> str:
-    if not comparison:
+def verdict_line(comparison: ComparisonSummary | None) -> str:
+    if comparison is None:
         return "verdict: — (one path only)"
-    kind = verdict_kind(comparison)
-    head = f"verdict: {comparison['verdict'].upper()} ({kind}) — {comparison['a']} − {comparison['b']}: "
-    if comparison.get("exact") and not comparison.get("differing"):
-        text = head + could_differ(comparison)
+    c = comparison
+    head = f"verdict: {c.verdict.upper()} ({verdict_kind(c)}) — {c.a} − {c.b}: "
+    if c.exact and not c.differing:
+        text = head + could_differ(c)
     else:
-        level = f"{100 * (1 - comparison.get('alpha_each', 0.025)):.4g}%"  # each half of the verdict's alpha
-        text = (head + f"mean diff {num(comparison.get('diff_mean'), 2)}, anytime {level} "
-                f"{interval(comparison.get('diff_cs95'), 2)}, {comparison.get('paired', 0)} paired seeds, "
-                f"{margin_text(comparison)}")
-        if comparison.get("margin_source") and comparison.get("margin") is not None:
-            text += f" ({comparison['margin_source']})"
-    if comparison.get("duplicates"):
-        text += f"; {comparison['duplicates']} duplicate record(s) kept apart"
-    if comparison.get("reason"):
-        text += f"\n  {comparison['reason']}"
+        text = (head + f"mean diff {num(c.diff_mean, 2)}, anytime {level(c.alpha_each)} "
+                f"{interval(c.diff_cs95, 2)}, {c.paired} paired seeds, {margin_text(c)}")
+        if c.margin_source and c.margin is not None:
+            text += f" ({c.margin_source})"
+    if c.duplicates:
+        text += f"; {c.duplicates} duplicate record(s) kept apart"
+    return text + f"\n  {comparison_reason(c)}"
+
+
+def short_return(x: float) -> str:
+    """A return as a short number: 6 significant digits, floats shown as floats (21.0, 0.125)."""
+    return repr(float(f"{x:.6g}"))
+
+
+def _general(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.4g}"
+
+
+def _general_interval(iv: Any) -> str:
+    return "none yet" if iv is None else f"[{iv[0]:.4g}, {iv[1]:.4g}]"
+
+
+def seed_text(block: int, seed: int) -> str:
+    return f"seed {seed}" if block == 0 else f"seed {seed} (block {block})"
+
+
+def comparison_reason(c: ComparisonSummary) -> str:
+    """Why the verdict is what it is, in one sentence of numbers."""
+    return _exact_reason(c) if c.exact else _statistical_reason(c)
+
+
+def _exact_reason(c: ComparisonSummary) -> str:
+    first = c.first_difference
+    if first is not None:
+        ra, rb = first.a, first.b
+        if ra.valid != rb.valid:
+            what = f"{c.a} {'valid' if ra.valid else 'invalid'} vs {c.b} {'valid' if rb.valid else 'invalid'}"
+        elif ra.valid and not returns_identical(ra.ret, rb.ret):
+            what = f"{c.a} {short_return(ra.ret)} vs {c.b} {short_return(rb.ret)}"
+        else:
+            what = f"{c.a} success={ra.success} vs {c.b} success={rb.success} (return {short_return(ra.ret)})"
+        return f"{seed_text(first.block, first.seed)}: {what} with both deterministic"
+    n, upper = c.identical_pairs, c.could_differ_upper
+    if n == 0 or upper is None:
+        return f"waiting for paired seeds of {c.a} and {c.b} (both deterministic)"
+    text = (f"identical on {n}/{n} seeds; <= {100 * upper:.1f}% could differ (anytime {level(c.alpha)}) "
+            "with both deterministic")
+    if c.verdict != "equivalent" and c.could_differ_max is not None:
+        text += f"; equivalent at <= {100 * c.could_differ_max:g}%"
     return text
+
+
+def _statistical_reason(c: ComparisonSummary) -> str:
+    a, b, cs, success_cs = c.a, c.b, c.diff_cs95, c.success_diff_cs95
+    at = level(c.alpha_each)
+    unit = (f"{c.paired} paired seeds" if c.method == "paired"
+            else f"unpaired, {c.valid_a} vs {c.valid_b} valid episodes")
+    if cs is not None:
+        parts = [f"{a} - {b} = {_general(c.diff_mean)}, anytime {at} {_general_interval(cs)} ({unit})"]
+    elif c.method is not None:
+        parts = [f"{a} - {b} = {_general(c.diff_mean)} ({unit}), no anytime interval yet: {c.cs_method}"]
+    else:
+        parts = [f"waiting for returns: {a} {c.valid_a} valid, {b} {c.valid_b} valid, {c.paired} paired"]
+    if success_cs is not None:
+        parts.append(f"success {a} - {b} = {_general(c.success_diff)}, anytime {at} {_general_interval(success_cs)}")
+    margin = "no margin yet" if c.margin is None else f"±{_general(c.margin)}"
+    if c.verdict == "differ":
+        which = [name for name, iv in (("returns", cs), ("success", success_cs))
+                 if iv is not None and (iv[0] > 0.0 or iv[1] < 0.0)]
+        why = f"{' and '.join(which)} interval excludes 0"
+    elif c.verdict == "equivalent":
+        why = f"inside {margin}" + (f", success inside ±{c.success_margin:g}" if success_cs else "")
+    elif cs is not None:
+        why = f"includes 0, not inside {margin}"
+    else:
+        why = "not enough data yet"
+    return "; ".join(parts) + f": {c.verdict}, {why}"
 
 
 def path_rows(summary_paths: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -122,4 +194,5 @@ def summary_table(summary: dict[str, Any]) -> str:
     methods = sorted({str(p["cs_method"]) for _, p in path_rows(summary["paths"]) if p.get("cs_method")})
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
-    return text + "\n" + verdict_line(summary.get("comparison"))
+    comparison = summary.get("comparison")
+    return text + "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))

@@ -26,7 +26,7 @@ def progress_line(engine: Engine) -> str:
         total = f"/{engine.episodes}" if engine.episodes else ""
         eps_s, _ = engine.throughput(name)
         parts.append(f"{name} {summary['episodes']}{total} mean {num(summary['mean'], 1)} ({eps_s:.1f} ep/s)")
-    verdict = f" | {comparison['verdict']}" if comparison is not None else ""
+    verdict = f" | {comparison.verdict}" if comparison is not None else ""
     return f"[{engine.active_seconds():6.1f}s] " + " | ".join(parts) + verdict
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tui_eval.format import comparison_reason
 from tui_eval.spec import EpisodeRecord
-from tui_eval.stats import RunStats
+from tui_eval.stats import ComparisonSummary, RunStats
 
 
 def _clean(value: Any) -> Any:
@@ -36,6 +37,13 @@ def replay(meta: dict[str, Any], records: list[EpisodeRecord]) -> RunStats:
         if rec.path in stats.paths:
             stats.add(rec)
     return stats
+
+
+def comparison_json(comparison: ComparisonSummary | None) -> dict[str, Any] | None:
+    """The summary's ``comparison``: the frozen numbers and, in words, why the verdict is what it is."""
+    if comparison is None:
+        return None
+    return {**comparison.to_json(), "reason": comparison_reason(comparison)}
 
 
 def _path_entry(s: dict[str, Any], explore: Any, eps_s: Any, steps_s: Any) -> dict[str, Any]:
@@ -73,8 +81,8 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
         "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"),
         "env": meta.get("env"),
         "seeds": meta.get("seeds"), "versions": meta.get("versions"), "paths": paths,
-        "comparison": comparison, "episodes": [r.to_json() for r in records],
+        "comparison": comparison_json(comparison), "episodes": [r.to_json() for r in records],
     }
     if len(stats.comparisons) > 1:
-        document["comparisons_by_explore"] = stats.comparisons_by_explore()
+        document["comparisons_by_explore"] = [comparison_json(c) for c in stats.comparisons_by_explore()]
     return _clean(document)

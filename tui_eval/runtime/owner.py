@@ -77,8 +77,9 @@ class RunOwner:
     def _write_snapshot(engine: Engine) -> None:
         """The current numbers, for `ls` (the verdict) and for a viewer while it reads a long log."""
         paths, comparison = engine.snapshot()
-        engine.log.set_meta(verdict=None if comparison is None else comparison.get("verdict"),
-                            snapshot={"paths": paths, "comparison": comparison})
+        saved = None if comparison is None else comparison.to_json()
+        engine.log.set_meta(verdict=None if comparison is None else comparison.verdict,
+                            snapshot={"paths": paths, "comparison": saved})
 
     def install_signals(self, on_term: Callable[[], object] | None = None,
                         on_hangup: Callable[[], object] | None = None) -> None:

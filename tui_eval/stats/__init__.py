@@ -14,6 +14,7 @@ and call them. numpy/scipy only.
 
 from .bounds import known_return_bounds, return_bounds_from
 from .compare import Comparison, difference_interval, verdict
+from .comparison_summary import ComparisonSummary, FirstDifference, ReturnDifference, SeedResult
 from .guards import (
     anytime_share_upper,
     guarded_asymptotic_cs,
@@ -54,6 +55,10 @@ __all__ = [
     "ReturnBounds",
     "ReturnsSnapshot",
     "Comparison",
+    "ComparisonSummary",
+    "FirstDifference",
+    "ReturnDifference",
+    "SeedResult",
     "RunStats",
     "known_return_bounds",
     "return_bounds_from",

@@ -29,13 +29,13 @@ D. J. Schuirmann (1987), J. Pharmacokinet. Biopharm. 15(6) (two one-sided tests)
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from tui_eval.spec import EpisodeRecord
 
+from .comparison_summary import ComparisonSummary, FirstDifference, Interval, ReturnDifference, SeedResult
 from .guards import anytime_share_upper, guarded_asymptotic_cs_from_moments, returns_identical
 from .intervals import t_interval_from_moments, welch_interval_from_moments
-from .path import BETA_MIXTURE_CS, PathStats, ReturnBounds, _pair
+from .path import BETA_MIXTURE_CS, PathStats, ReturnBounds
 from .sequences import beta_mixture_cs_scalar, normal_mixture_cs_from_mean
 
 __all__ = ["Comparison", "difference_interval", "verdict"]
@@ -66,19 +66,6 @@ def verdict(intervals: list[tuple[float, float] | None], margins: list[float | N
     ):
         return "equivalent"
     return "undecided"
-
-
-def _num(x: float) -> str:
-    """A return as a short number: 6 significant digits, floats shown as floats (21.0, 0.125)."""
-    return repr(float(f"{x:.6g}"))
-
-
-def _fmt(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.4g}"
-
-
-def _fmt_iv(iv) -> str:
-    return "none yet" if iv is None else f"[{iv[0]:.4g}, {iv[1]:.4g}]"
 
 
 def _same(ra, va, sa, rb, vb, sb) -> bool:
@@ -118,7 +105,7 @@ class Comparison:
     margin: equivalence margin delta in return units. Default: 5% of the width of `return_bounds`
         when given, else 5% of the range of valid returns of both paths at the moment each path has
         `margin_burn_in` valid returns, frozen then (never recomputed); a zero range gives no margin
-        (no "equivalent" without `margin`). `summary()["margin_source"]` says which.
+        (no "equivalent" without `margin`). `summary().margin_source` says which.
     deterministic: both paths ran with explore off, so equal seeds must give equal episodes.
     alpha: family-wise error of the verdict, split by Bonferroni in two fixed halves.
     return_bounds: (lo, hi[, source]) of every return: the paired difference gets a bounded CS.
@@ -179,7 +166,7 @@ class Comparison:
         self.identical_pairs = 0
         self.differing = 0  # paired seeds (or duplicate records) whose results differ
         self.duplicates = 0  # second records for a (block, seed) on one side: kept apart, counted
-        self._first_diff: tuple | None = None  # (block, seed, result a, result b)
+        self._first_diff: FirstDifference | None = None
         self._lo = math.inf
         self._hi = -math.inf
 
@@ -287,16 +274,13 @@ class Comparison:
         self.differing += 1
         if self._first_diff is None:
             block, seed = (0, key) if isinstance(key, int) else key
-            self._first_diff = (block, seed, ra, rb)
+            self._first_diff = FirstDifference(block, seed, SeedResult(*ra), SeedResult(*rb))
 
     # ------------------------------------------------------------------ summary
     @property
     def paired(self) -> int:
         """Paired seeds with both episodes valid (the differences in the paired statistics)."""
         return self._diff.n
-
-    def _seed_text(self, block: int, seed: int) -> str:
-        return f"seed {seed}" if block == 0 else f"seed {seed} (block {block})"
 
     def _side_cs(self, side: _Side, alpha: float):
         if self.return_bounds is not None and self.return_bounds[0] <= side.lo and side.hi <= self.return_bounds[1]:
@@ -305,32 +289,32 @@ class Comparison:
         return guarded_asymptotic_cs_from_moments(side.n, side.mean, side.m2, side.lo, side.hi, alpha,
                                                   self.target_n, self.burn_in)
 
-    def _return_difference(self) -> dict[str, Any]:
+    def return_difference(self) -> ReturnDifference:
         """The mean-return difference: paired when enough pairs, else unpaired (Welch-style)."""
         ma, mb = self._sides
         diff = self._diff
         npair = diff.n
         a_each = self.alpha_each
-        out: dict[str, Any] = {"method": None, "diff_mean": None, "ci": None, "cs": None, "cs_method": None}
         paired_cs, paired_method = diff.cs()
         bounded = diff.return_bounds is not None and diff.return_bounds_ok
         sides_ready = ma.n >= self.burn_in and mb.n >= self.burn_in
         if diff.mean is not None and (npair >= self.burn_in or (bounded and npair >= 1)
                                       or (npair >= 2 and not sides_ready)):
-            out.update(method="paired", diff_mean=diff.mean, cs=paired_cs, cs_method=paired_method,
-                       ci=t_interval_from_moments(npair, diff.mean, diff.var, self.alpha))
-        elif ma.n >= 2 and mb.n >= 2:
-            out.update(method="welch", diff_mean=ma.mean - mb.mean,
-                       ci=welch_interval_from_moments(ma.n, ma.mean, ma.var, mb.n, mb.mean, mb.var, self.alpha),
-                       cs=difference_interval(self._side_cs(ma, a_each / 2.0), self._side_cs(mb, a_each / 2.0)),
-                       cs_method="difference of per-path sequences at alpha/4 each")
-        elif npair >= 1:
-            out["diff_mean"] = diff.mean
-        elif ma.n and mb.n:
-            out["diff_mean"] = ma.mean - mb.mean
-        return out
+            ci = t_interval_from_moments(npair, diff.mean, diff.var, self.alpha)
+            return ReturnDifference("paired", diff.mean, ci, paired_cs, paired_method)
+        if ma.n >= 2 and mb.n >= 2:
+            return ReturnDifference(
+                "welch", ma.mean - mb.mean,
+                welch_interval_from_moments(ma.n, ma.mean, ma.var, mb.n, mb.mean, mb.var, self.alpha),
+                difference_interval(self._side_cs(ma, a_each / 2.0), self._side_cs(mb, a_each / 2.0)),
+                "difference of per-path sequences at alpha/4 each")
+        if npair >= 1:
+            return ReturnDifference(mean=diff.mean)
+        if ma.n and mb.n:
+            return ReturnDifference(mean=ma.mean - mb.mean)
+        return ReturnDifference()
 
-    def _success_difference(self) -> tuple[float | None, tuple | None]:
+    def success_difference(self) -> tuple[float | None, Interval | None]:
         """Success-rate difference (unpaired: per-path beta-mixture CSs at alpha_each/2 each)."""
         ma, mb = self._sides
         if not (ma.has_success and mb.has_success and ma.episodes and mb.episodes):
@@ -346,96 +330,39 @@ class Comparison:
         n = self.identical_pairs + self.differing
         return anytime_share_upper(self.differing, n, self.alpha) if n else None
 
-    def _exact_verdict(self) -> tuple[str, str]:
+    def exact_verdict(self) -> str:
         """Deterministic mode: one differing seed is conclusive; identical seeds need a small bound."""
-        a, b = self.a, self.b
         if self._first_diff is not None:
-            block, seed, (ra, va, xa), (rb, vb, xb) = self._first_diff
-            if va != vb:
-                what = f"{a} {'valid' if va else 'invalid'} vs {b} {'valid' if vb else 'invalid'}"
-            elif va and not returns_identical(ra, rb):
-                what = f"{a} {_num(ra)} vs {b} {_num(rb)}"
-            else:
-                what = f"{a} success={xa} vs {b} success={xb} (return {_num(ra)})"
-            return "differ", f"{self._seed_text(block, seed)}: {what} with both deterministic"
-        n = self.identical_pairs
-        if n == 0:
-            return "undecided", f"waiting for paired seeds of {a} and {b} (both deterministic)"
+            return "differ"
         upper = self.could_differ_upper()
-        assert upper is not None  # n > 0 pairs
-        result = "equivalent" if upper <= self.could_differ_max else "undecided"
-        return result, (f"identical on {n}/{n} seeds; <= {100 * upper:.1f}% could differ (anytime "
-                        f"{100 * (1 - self.alpha):.4g}%) with both deterministic"
-                        + ("" if result == "equivalent" else f"; equivalent at <= {100 * self.could_differ_max:g}%"))
+        if upper is not None and upper <= self.could_differ_max:
+            return "equivalent"
+        return "undecided"
 
-    def _statistical_reason(self, r: dict, success_diff, success_cs, result: str) -> str:
-        a, b = self.a, self.b
-        ma, mb = self._sides
-        cs, method, npair, delta = r["cs"], r["method"], self._diff.n, self.margin
-        level = f"{100 * (1 - self.alpha_each):.4g}%"
-        unit = f"{npair} paired seeds" if method == "paired" else f"unpaired, {ma.n} vs {mb.n} valid episodes"
-        if cs is not None:
-            parts = [f"{a} - {b} = {_fmt(r['diff_mean'])}, anytime {level} {_fmt_iv(cs)} ({unit})"]
-        elif method is not None:
-            parts = [f"{a} - {b} = {_fmt(r['diff_mean'])} ({unit}), no anytime interval yet: {r['cs_method']}"]
-        else:
-            parts = [f"waiting for returns: {a} {ma.n} valid, {b} {mb.n} valid, {npair} paired"]
-        if success_cs is not None:
-            parts.append(f"success {a} - {b} = {_fmt(success_diff)}, anytime {level} {_fmt_iv(success_cs)}")
-        margin_text = "no margin yet" if delta is None else f"±{_fmt(delta)}"
-        if result == "differ":
-            which = [name for name, iv in (("returns", cs), ("success", success_cs))
-                     if iv is not None and (iv[0] > 0.0 or iv[1] < 0.0)]
-            why = f"{' and '.join(which)} interval excludes 0"
-        elif result == "equivalent":
-            why = f"inside {margin_text}" + (f", success inside ±{self.success_margin:g}" if success_cs else "")
-        elif cs is not None:
-            why = f"includes 0, not inside {margin_text}"
-        else:
-            why = "not enough data yet"
-        return "; ".join(parts) + f": {result}, {why}"
-
-    def summary(self) -> dict[str, Any]:
-        """The comparison as a JSON-serialisable dict (see the module docstring for the verdict).
-
-        `diff_cs95` / `success_diff_cs95` keep the public JSON's key names; their level is 1 - `alpha_each`
-        (each of the two metrics gets half of alpha, a parameter: 0.05 unless given), `diff_ci95` is at
-        1 - `alpha`."""
-        r = self._return_difference()
-        success_diff, success_cs = self._success_difference()
+    def summary(self) -> ComparisonSummary:
+        """The comparison now, frozen (see the module docstring for the verdict; `format` words it)."""
+        r = self.return_difference()
+        success_diff, success_cs = self.success_difference()
         success_metric = success_cs is not None
         if self.deterministic:
-            result, reason = self._exact_verdict()
+            result = self.exact_verdict()
         else:
-            intervals = [r["cs"]] + ([success_cs] if success_metric else [])
+            intervals = [r.cs] + ([success_cs] if success_metric else [])
             margins = [self.margin] + ([self.success_margin] if success_metric else [])
             result = verdict(intervals, margins)
-            reason = self._statistical_reason(r, success_diff, success_cs, result)
-        cs_method = r["cs_method"] or self._diff.cs()[1]
-        return {
-            "a": self.a,
-            "b": self.b,
-            "paired": self._diff.n,
-            "diff_mean": r["diff_mean"],
-            "diff_cs95": _pair(r["cs"]),
-            "diff_ci95": _pair(r["ci"]),
-            "method": r["method"],
-            "margin": self.margin,
-            "margin_source": self.margin_source,
-            "verdict": result,
-            "exact": self.deterministic,
-            "identical_pairs": self.identical_pairs,
-            "differing": self.differing,
-            "could_differ_upper": self.could_differ_upper(),
-            "could_differ_max": self.could_differ_max if self.deterministic else None,
-            "duplicates": self.duplicates,
-            "reason": reason,
-            "success_diff": success_diff,
-            "success_diff_cs95": _pair(success_cs),
-            "success_margin": self.success_margin if success_metric else None,
-            "alpha_each": self.alpha_each,
-            "cs_method": cs_method + (f"; success: {BETA_MIXTURE_CS}" if success_metric else ""),
-            "matched": self.matched,
-            "unmatched_a": len(self._pending[0]),
-            "unmatched_b": len(self._pending[1]),
-        }
+        cs_method = r.cs_method or self._diff.cs()[1]
+        return ComparisonSummary(
+            a=self.a, b=self.b, verdict=result, exact=self.deterministic, paired=self._diff.n,
+            diff_mean=r.mean, diff_cs95=r.cs, diff_ci95=r.ci, method=r.method,
+            cs_method=cs_method + (f"; success: {BETA_MIXTURE_CS}" if success_metric else ""),
+            margin=self.margin, margin_source=self.margin_source, alpha=self.alpha, alpha_each=self.alpha_each,
+            identical_pairs=self.identical_pairs, differing=self.differing,
+            could_differ_upper=self.could_differ_upper(),
+            could_differ_max=self.could_differ_max if self.deterministic else None,
+            duplicates=self.duplicates, matched=self.matched,
+            unmatched_a=len(self._pending[0]), unmatched_b=len(self._pending[1]),
+            valid_a=self._sides[0].n, valid_b=self._sides[1].n,
+            success_diff=success_diff, success_diff_cs95=success_cs,
+            success_margin=self.success_margin if success_metric else None,
+            first_difference=self._first_diff,
+        )

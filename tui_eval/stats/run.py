@@ -19,6 +19,7 @@ from typing import Any
 from tui_eval.spec import EpisodeRecord
 
 from .compare import Comparison
+from .comparison_summary import ComparisonSummary
 from .path import PathStats, ReturnBounds
 
 __all__ = ["PathGroup", "RunStats", "explore_label"]
@@ -178,21 +179,13 @@ class RunStats:
             return self._placeholder
         return self.comparisons[self._current]
 
-    def comparison_summary(self) -> dict[str, Any] | None:
+    def comparison_summary(self) -> ComparisonSummary | None:
         """`comparison.summary()` with the pairing's explore settings and the held count."""
         cmp = self.comparison
         if cmp is None:
             return None
-        s = cmp.summary()
-        s["explore"] = None if self._current is None else list(self._current)
-        s["held"] = self.held
-        return s
+        return cmp.summary().with_pairing(self._current, self.held)
 
-    def comparisons_by_explore(self) -> list[dict[str, Any]]:
+    def comparisons_by_explore(self) -> list[ComparisonSummary]:
         """Every pairing's summary (oldest first), each with its ``explore`` [a, b]."""
-        out = []
-        for pairing, cmp in self.comparisons.items():
-            s = cmp.summary()
-            s["explore"] = list(pairing)
-            out.append(s)
-        return out
+        return [cmp.summary().with_pairing(pairing) for pairing, cmp in self.comparisons.items()]

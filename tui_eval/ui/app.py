@@ -26,6 +26,7 @@ from textual.widgets import Footer
 
 from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, StateChanged
 from tui_eval.spec import BadInput
+from tui_eval.stats import ComparisonSummary
 
 from . import messages as msg
 from .actions import RunActions
@@ -104,7 +105,7 @@ class EvalApp(RunActions, App[int]):
         self.loaded: dict[str, float] = {}
         self.view_block = False
         self.summaries: dict = {}
-        self.comparison: dict | None = None
+        self.comparison: ComparisonSummary | None = None
         self._t0 = time.monotonic()
         self._last_stats = 0.0
         self._stats_dirty = True

@@ -18,7 +18,7 @@ from typing import Any
 from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, StateChanged
 from tui_eval.spec import SeedBlock
-from tui_eval.stats import ReturnsSnapshot, RunStats
+from tui_eval.stats import ComparisonSummary, ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
 from tui_eval.summary import replay
 
@@ -69,7 +69,7 @@ class LiveSource:
     def elapsed(self) -> float:
         return self.engine.active_seconds()
 
-    def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], dict | None]:
+    def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], ComparisonSummary | None]:
         """Per-path and comparison summaries, read under the engine's lock (stats are not thread-safe)."""
         return self.engine.snapshot(current_block_only)
 
@@ -212,12 +212,13 @@ class LogSource:
             self._state = state
             self.inbox.put(StateChanged(state))
 
-    def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], dict | None]:
+    def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], ComparisonSummary | None]:
         """Per-path and comparison summaries, read under the lock the poller adds records under."""
         snapshot = self._meta.get("snapshot")
         if not self._replayed.is_set() and snapshot and not current_block_only:
             # a long log is still being read: show the numbers its run last wrote (final when finished)
-            return snapshot["paths"], snapshot["comparison"]
+            comparison = snapshot["comparison"]
+            return snapshot["paths"], None if comparison is None else ComparisonSummary.from_json(comparison)
         stats = self.block_stats if current_block_only and len(self.blocks) > 1 else self.stats
         with self._stats_lock:
             paths = {name: s.summary() for name, s in stats.paths.items()}

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from tui_eval.format import interval, num, on_off, percent
+from tui_eval.stats import ComparisonSummary
 
 from .palette import path_style
 
@@ -37,7 +38,7 @@ class TableData:
     explore: dict[str, bool | None] = field(default_factory=dict)
     throughput: dict[str, tuple[float, float]] = field(default_factory=dict)
     target: int | None = None
-    comparison: dict[str, Any] | None = None
+    comparison: ComparisonSummary | None = None
 
 
 def path_cells(name: str, s: dict[str, Any], data: TableData, label: str | None = None,
@@ -77,18 +78,17 @@ def path_rows(name: str, s: dict[str, Any], data: TableData) -> list[dict[str, T
     return [path_cells(name, part, data, label=f"{name}·{label}", explore=label) for label, part in parts.items()]
 
 
-def diff_cells(c: dict[str, Any], label: str | None = None) -> dict[str, Text | str]:
+def diff_cells(c: ComparisonSummary, label: str | None = None) -> dict[str, Text | str]:
     success = "—"
-    if c.get("success_diff") is not None:
-        lo_hi = c.get("success_diff_cs95")
-        success = f"{100 * c['success_diff']:+.0f} pp" + (
+    if c.success_diff is not None:
+        lo_hi = c.success_diff_cs95
+        success = f"{100 * c.success_diff:+.0f} pp" + (
             f" [{100 * lo_hi[0]:+.0f}, {100 * lo_hi[1]:+.0f}]" if lo_hi else "")
-    paired = c.get("paired", 0)
     return {
-        "path": Text(label or f"Δ {c['a']}−{c['b']}", style="bold"),
+        "path": Text(label or f"Δ {c.a}−{c.b}", style="bold"),
         "explore": "",
-        "episodes": f"{paired:,} pairs",
-        "mean": f"{num(c.get('diff_mean'), 1)}  {interval(c.get('diff_cs95'), 1)}",
+        "episodes": f"{c.paired:,} pairs",
+        "mean": f"{num(c.diff_mean, 1)}  {interval(c.diff_cs95, 1)}",
         "iqm": "",
         "success": success,
         "invalid": "",
@@ -132,7 +132,7 @@ class ComparisonTable(Widget):
             rows += [(texts(cells), "") for cells in path_rows(name, d.summaries.get(name, {}), d)]
         if d.comparison is not None:
             c = d.comparison
-            label = f"Δ {c['a']}−{c['b']}"
+            label = f"Δ {c.a}−{c.b}"
             if len(label) > max(12, max(len(n) for n in d.paths)) and width < 110:
                 label = "Δ difference"
             rows.append((texts(diff_cells(c, label)), "on #262626"))
