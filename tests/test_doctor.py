@@ -18,6 +18,7 @@ from engine_helpers import plan_for
 
 from tui_eval.cli import main
 from tui_eval.doctor import diagnose_plan
+from tui_eval.doctor.replay import STAGES
 
 LOOPS = ROOT / "tests" / "doctor_loops.py"
 
@@ -116,4 +117,15 @@ def test_rsl_rl_explore_on_for_the_runner_only_is_ranked_first(tmp_path):
     d = diagnose(demo_checkpoint("rsl_rl"), tmp_path, "--explore", "runner=on")
     top = d.findings[0]
     assert "`runner` samples actions" in top.cause and top.step == 0
-    assert d.replay["paths"]["jit"]["stages"] == ["action_for_env"]  # the path itself, replayed on the seed
+    # the paths themselves, replayed on the seed, record every stage their policies expose
+    assert d.replay["paths"]["jit"]["stages"] == list(STAGES) == d.replay["paths"]["runner"]["stages"]
+    pair = d.replay["pairs"][0]
+    assert (pair["step"], pair["stage"]) == (0, "action")  # same input, normalizer and MLP: the sampling differs
+
+
+def test_rsl_rl_runner_and_its_torchscript_export_agree_stage_by_stage(tmp_path):
+    from tui_eval.demos import demo_checkpoint
+
+    d = diagnose(demo_checkpoint("rsl_rl"), tmp_path)
+    assert d.findings == [] and d.replay["pairs"][0]["kind"] == "none"
+    assert d.replay["paths"]["runner"]["stages"] == list(STAGES)

@@ -14,7 +14,8 @@ import numpy as np
 from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
 
-# Keys GuardedEnv writes into `info`; readers (paths, RLlib callbacks) use these names.
+# Keys GuardedEnv writes into `info` (at reset and at the end of an episode); readers (paths, RLlib callbacks)
+# use these names.
 SEED_KEY = "tui_eval_seed"
 BLOCK_KEY = "tui_eval_block"
 INVALID_KEY = "tui_eval_invalid"
@@ -136,7 +137,7 @@ class GuardedEnv(gym.Wrapper):
         heartbeat = None if self.feed is None else self.feed.heartbeat
         if heartbeat is not None:  # the engine's watchdog notices a step that never returns
             heartbeat.step_started(self.seed, self.block)
-        started = time.perf_counter()
+        started = time.perf_counter() if self.step_timeout is not None else 0.0
         try:
             obs, reward, terminated, truncated, info = self.env.step(action)
         except Exception as exc:  # a broken world must not stop the run: its episode is invalid
@@ -144,16 +145,17 @@ class GuardedEnv(gym.Wrapper):
         finally:
             if heartbeat is not None:
                 heartbeat.step_ended()
-        took = time.perf_counter() - started
-        if self.step_timeout is not None and took > self.step_timeout:
+        if self.step_timeout is not None and (took := time.perf_counter() - started) > self.step_timeout:
             return self._invalid(f"step {self._steps} took {took:.1f}s > --step-timeout {self.step_timeout:g}s")
         if not all_finite(obs):
             return self._invalid(f"non-finite observation at step {self._steps}")
         if not (math.isfinite(reward) if type(reward) is float else all_finite(reward)):
             return self._invalid(f"non-finite reward at step {self._steps}")
         self._last_obs = obs
-        info = self._tag(info)  # envs hand out a fresh info dict per step; adding our keys is harmless
         if terminated or truncated:
+            # Readers take the seed from the reset's info and the episode's last one only: tagging every
+            # step would make a vector env gather two more info arrays per step.
+            info = self._tag(info)  # envs hand out a fresh info dict per step; adding our keys is harmless
             info[SUCCESS_KEY] = read_success(info, self.success_key)
         return obs, float(reward), bool(terminated), bool(truncated), info
 

@@ -5,6 +5,10 @@ differ is the first divergence. For RLlib's built-in paths each step records eve
 path's own live module and pipelines (copies, so the path's connector state is left as it was):
 `obs` (from the env), `env_to_module` (what the module sees), `module_out` (action distribution
 inputs), `action` (sampled or greedy, as the module gave it), `action_for_env` (after unsquash/clip).
+rsl_rl's paths run themselves on the seed; for the live world they record the actor's input (`obs`), the
+observation normalizer's output (`env_to_module`), the MLP's output (`module_out`) where the policy
+exposes them (the runner's model and a TorchScript export do, an ONNX session does not), the policy's
+action and the action sent to the env.
 A custom path's loop is replayed as it is; only the actions it sent to the env are recorded.
 """
 
@@ -80,29 +84,68 @@ class _OneSeed:
 
 def _replay_vecenv(p: Probe, seed: int) -> Trace:
     """A path over an rsl_rl-style EvalVecEnv (`env.state` marks the live world) runs itself on the one
-    seed; the actions it sends to the live world are recorded on the way into `env.step`."""
+    seed; its policy call and `env.step` are wrapped to record the live world's stages."""
     from tui_eval.paths.rsl_eval_env import LIVE
 
-    env, trace = p.path.env, Trace(p.name, {"action_for_env": []})
+    path, env, trace = p.path, p.path.env, Trace(p.name, {s: [] for s in STAGES})
     records: list[Any] = []
-    step = env.step
+    step, act = env.step, path._act
+
+    def live_row() -> int | None:
+        rows = np.flatnonzero(env.state == LIVE)
+        return int(rows[0]) if len(rows) else None
+
+    def recording_act(obs):
+        actions = act(obs)
+        row = live_row()
+        if row is not None:
+            for stage, value in _policy_stages(path, obs, row).items():
+                trace.stages[stage].append(value)
+            trace.stages["action"].append(_row(actions, row))
+        return actions
 
     def recording_step(actions):
-        rows = np.flatnonzero(env.state == LIVE)
-        if len(rows):
-            trace.stages["action_for_env"].append(np.array(actions[rows[0]].detach().cpu().numpy(), copy=True))
+        row = live_row()
+        if row is not None:
+            trace.stages["action_for_env"].append(_row(actions, row))
         return step(actions)
 
-    env.step = recording_step
+    env.step, path._act = recording_step, recording_act
     try:
-        p.path.run(_OneSeed(seed), records.append)
+        path.run(_OneSeed(seed), records.append)
     finally:
-        del env.step
+        del env.step, path._act
     if records:
         trace.ret, trace.length = records[0].ret, records[0].length
         trace.end = f"invalid: {records[0].reason}" if records[0].invalid else "ended"
-    trace.note = "the path itself on this seed: only the actions sent to the env are recorded"
+    shown = [s for s, v in trace.stages.items() if v]
+    trace.note = f"the path itself on this seed, recording {', '.join(shown)}"
     return trace
+
+
+def _row(values: Any, row: int) -> np.ndarray:
+    return np.array(values[row].detach().cpu().numpy(), copy=True)
+
+
+def _policy_stages(path: Any, obs: Any, row: int) -> dict[str, np.ndarray]:
+    """The actor's input, normalized input and MLP output for one world, from the policy's own parts
+    (rsl_rl's MLPModel and its TorchScript export both hold `obs_normalizer` and `mlp`)."""
+    import torch
+
+    model = getattr(path, "policy", None) or getattr(path, "module", None)
+    if hasattr(path, "_x"):  # an exported policy takes the actor's groups already concatenated
+        x = path._x(obs)
+    elif model is not None and hasattr(model, "obs_groups"):
+        x = torch.cat([obs[g] for g in model.obs_groups], dim=-1)
+    else:
+        return {}
+    stages = {"obs": _row(x, row)}
+    normalizer, mlp = getattr(model, "obs_normalizer", None), getattr(model, "mlp", None)
+    if normalizer is not None and mlp is not None:
+        normalized = normalizer(x)
+        stages["env_to_module"] = _row(normalized, row)
+        stages["module_out"] = _row(mlp(normalized), row)
+    return stages
 
 
 def _replay_rllib(p: Probe, seed: int) -> Trace:
