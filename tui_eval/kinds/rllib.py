@@ -239,6 +239,9 @@ class RllibKind(CheckpointKind):
         # RLlib's inference example calls forward_inference and the connectors with explore=False.
         return False
 
+    def scales_itself(self, name: str) -> bool:
+        return name.partition("@")[0] == "evaluate"  # evaluation env runners, as RLlib scales evaluate()
+
     def prepare_process(self, paths: list[str]) -> None:
         # ray.init enables faulthandler on sys.stderr, which needs a real file descriptor: start ray
         # before a Textual app replaces stderr.
