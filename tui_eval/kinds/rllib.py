@@ -239,12 +239,25 @@ class RllibKind(CheckpointKind):
         # RLlib's inference example calls forward_inference and the connectors with explore=False.
         return False
 
+    def _runners(self) -> dict[str, Any]:
+        """`--workers N` on the Ray cluster: N remote evaluation runners, sharing the GPUs with the run's actors."""
+        if not self.spec.on_ray:
+            return {}
+        gpus = 0.0
+        if self.spec.device.startswith("cuda"):
+            import ray
+
+            actors = self.spec.workers * max(1, getattr(self, "path_count", 2))
+            gpus = min(1.0, int(float(ray.cluster_resources().get("GPU", 0)) / actors * 100) / 100) or 0.01
+        return {"workers": self.spec.workers, "gpus_per_runner": gpus}
+
     def scales_itself(self, name: str) -> bool:
         return name.partition("@")[0] == "evaluate"  # evaluation env runners, as RLlib scales evaluate()
 
     def prepare_process(self, paths: list[str]) -> None:
         # ray.init enables faulthandler on sys.stderr, which needs a real file descriptor: start ray
         # before a Textual app replaces stderr.
+        self.path_count = len(paths)
         if "evaluate" in paths:
             from tui_eval.local_ray import ensure_ray
 
@@ -259,7 +272,7 @@ class RllibKind(CheckpointKind):
             from tui_eval.paths.rllib_evaluate import RllibEvaluatePath
 
             return RllibEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
-                                     use_evaluation_config=self.has_evaluation_runners, **common)
+                                     use_evaluation_config=self.has_evaluation_runners, **self._runners(), **common)
         if name == "connectors":
             from tui_eval.paths.rllib_connectors import RllibConnectorsPath
 
