@@ -14,9 +14,9 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tui_eval.engine_feed import PathFeed
 from tui_eval.errors import first_line
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, StateChanged
-from tui_eval.engine_feed import PathFeed
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.paths.base import InferencePath, PathGivenUp
 from tui_eval.spec import EpisodeRecord, SeedBlock

@@ -123,3 +123,8 @@ def summary_table(summary: dict[str, Any]) -> str:
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
     return text + "\n" + verdict_line(summary.get("comparison"))
+
+
+def workers_line(paths: dict) -> str:
+    """Where each path's Ray actors run ("connectors: node pid 41, node pid 42 · ..."); empty in-process."""
+    return " · ".join(f"{name}: {', '.join(path.placement)}" for name, path in paths.items() if path.placement)

@@ -63,11 +63,11 @@ class RemotePath(InferencePath):
             raise
         for slot, info in zip(self._slots, infos):
             slot.info = info
+        self._note_placement()
         self.description = f"{infos[0]['description']}; in {workers} Ray actors, seeds in blocks of {block}"
 
-    @property
-    def placement(self) -> tuple[str, ...]:
-        return tuple(slot.where for slot in self._slots)
+    def _note_placement(self) -> None:
+        self.placement = tuple(slot.where for slot in self._slots)
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         import ray
@@ -136,6 +136,7 @@ class RemotePath(InferencePath):
             return
         if slot.info is None:
             slot.info = answer
+            self._note_placement()
             return
         slot.poll_ref = None
         records, error = answer
@@ -170,6 +171,7 @@ class RemotePath(InferencePath):
             raise PathGivenUp(message)
         slot.handle, slot.info, slot.poll_ref = self._spawn(self.explore), None, None
         slot.info_ref = slot.handle.placement.remote()
+        self._note_placement()
         if self._held:
             slot.handle.hold.remote()
 

@@ -52,6 +52,7 @@ _PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
 def guarded_env_creator(env_context):
     """The evaluation env: the user's env, made as RLlib would make it, behind a GuardedEnv."""
     token = env_context[TOKEN_KEY]
+    seeds: SeedFeed
     if token in _PATHS:  # a runner in this process
         recipe, seeds, success_key, step_timeout = _PATHS[token]
     else:  # a remote evaluation runner
@@ -174,7 +175,8 @@ class RllibEvaluatePath(InferencePath):
                 took = time.perf_counter() - started
                 self.call_steps = max(10 * self.num_envs, min(int(self.call_steps * CALL_SECONDS / max(took, 1e-3)),
                                                               4 * self.call_steps))
-                finished = [item for item in _episode_items(results) if self.seeds.finish((item["seed"], item["block"]))]
+                finished = [item for item in _episode_items(results)
+                            if self.seeds.finish((item["seed"], item["block"]))]
                 for item in finished:
                     emit(self._record(item))
                 if self.pump is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import os
 import threading
+from typing import Any
 
 from tui_eval.feed import FeedRelay, Heartbeat, Seed
 
@@ -93,7 +94,7 @@ class DispenserFeed:
     def __init__(self, dispenser_name: str, worker_index: int):
         self._name = dispenser_name
         self._worker_index = worker_index
-        self._handle = None
+        self._handle: Any = None
 
     def take(self) -> Seed | None:
         import ray
@@ -112,7 +113,7 @@ class DispenserPump:
         import ray
 
         self.name = name
-        self.handle = ray.remote(SeedDispenser).options(name=name, num_cpus=0, max_concurrency=64).remote()
+        self.handle: Any = ray.remote(SeedDispenser).options(name=name, num_cpus=0, max_concurrency=64).remote()
         self._relay = relay
         self._target = target
         self._stop = threading.Event()
@@ -148,10 +149,11 @@ class DispenserPump:
         """The seeds no env has taken yet, no longer running (the caller gives them back to the engine)."""
         import ray
 
-        unstarted = ray.get(self.handle.drain.remote(), timeout=CONTROL_TIMEOUT_S)
+        unstarted: list[Seed] = [(int(s), int(b)) for s, b in ray.get(self.handle.drain.remote(),
+                                                                      timeout=CONTROL_TIMEOUT_S)]
         for seed in unstarted:
-            self._relay.finish(tuple(seed))
-        return [tuple(s) for s in unstarted]
+            self._relay.finish(seed)
+        return unstarted
 
     def release(self) -> None:
         import ray
