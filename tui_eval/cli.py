@@ -56,7 +56,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="run each path's episodes in N Ray actors (default 1: in this process, no Ray); RLlib's "
                         "evaluate path uses N evaluation env runners")
-    p.add_argument("--ray-address", metavar="auto|HOST:PORT",
+    p.add_argument("--ray-address", metavar="auto|HOST:PORT|ray://HOST:PORT",
                    help="with --workers: join this Ray cluster (default: start a local Ray on loopback)")
     p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="import your code first (env registrations, classes the checkpoint refers to); repeatable")
