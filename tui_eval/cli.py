@@ -53,6 +53,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-envs", type=int,
                    help="envs stepped together per path (default: RLlib's evaluate its evaluation config, else 8)")
     p.add_argument("--device", default="cpu", help="cpu or cuda[:i] (where the policy runs)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="run each path's episodes in N Ray actors (default 1: in this process, no Ray); RLlib's "
+                        "evaluate path uses N evaluation env runners")
+    p.add_argument("--ray-address", metavar="auto|HOST:PORT|ray://HOST:PORT",
+                   help="with --workers: join this Ray cluster (default: start a local Ray on loopback)")
     p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="import your code first (env registrations, classes the checkpoint refers to); repeatable")
     p.add_argument("--env", dest="env_id",
@@ -123,6 +128,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         raise BadInput(f"--episodes must be positive, got {args.episodes}")
     if args.num_envs is not None and args.num_envs <= 0:
         raise BadInput(f"--num-envs must be positive, got {args.num_envs}")
+    if args.workers <= 0:
+        raise BadInput(f"--workers must be 1 or more (1: in this process), got {args.workers}")
     seeds = None
     if args.seeds:
         try:
@@ -146,7 +153,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         if not lo < hi:
             raise BadInput(f"--return-bounds needs LO < HI, got {args.return_bounds!r}")
         bounds = (lo, hi)
-    _check_device(args.device)
+    if args.ray_address is None:  # on a cluster the GPUs are the nodes' (checked when joining)
+        _check_device(args.device)
     episodes = args.episodes
     if episodes is None and args.headless:
         episodes = len(seeds) if seeds is not None and seeds.stop is not None else 100
@@ -160,7 +168,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         fail_on_differ=args.fail_on_differ, return_bounds=bounds, equivalence_margin=args.equivalence_margin,
         agent_cfg=args.agent_cfg, activation=args.activation, vecenv=args.vecenv,
         generic_connectors=args.generic_connectors, imports=list(args.imports),
-        custom_paths=list(args.custom_paths), vs=args.vs,
+        custom_paths=list(args.custom_paths), vs=args.vs, workers=args.workers, ray_address=args.ray_address,
     )
 
 
@@ -194,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     from tui_eval.local_ray import prepare_environment
     from tui_eval.user_code import make_cwd_importable
 
-    prepare_environment()  # before anything imports ray: a Ray started here listens on loopback only
+    # before anything imports ray: a Ray started here listens on loopback only (a cluster has its own settings)
+    prepare_environment(joining_cluster=_joins_cluster(argv))
 
     make_cwd_importable()  # the user's modules next to their experiment, as with `python -m`
     try:
@@ -224,6 +233,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return 130
+
+
+def _joins_cluster(argv: list[str]) -> bool:
+    """`--ray-address` given, or resuming a run that had one (read from its log)."""
+    if any(a == "--ray-address" or a.startswith("--ray-address=") for a in argv):
+        return True
+    if len(argv) >= 2 and argv[0] == "resume":
+        from tui_eval.runs import saved_ray_address
+
+        return saved_ray_address(argv[1:]) is not None
+    return False
 
 
 def entry() -> None:

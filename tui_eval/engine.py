@@ -14,10 +14,11 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tui_eval.engine_feed import PathFeed
 from tui_eval.errors import first_line
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, StateChanged
 from tui_eval.feed import Heartbeat, Seed
-from tui_eval.paths.base import InferencePath
+from tui_eval.paths.base import InferencePath, PathGivenUp
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ComparisonSummary, ReturnBounds, ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
@@ -36,27 +37,12 @@ class _PathState:
     in_flight: set[Seed] = field(default_factory=set)
     # seeds a failed worker had in flight: handed out again before any new seed, never lost
     retry: collections.deque[Seed] = field(default_factory=collections.deque)
+    given_back: set[Seed] = field(default_factory=set)  # in `retry`, never started (a remote queue at pause)
     worker_ident: int | None = None
     generation: int = 0  # bumped when a frozen worker is abandoned
     restarts: int = 0
     steps: int = 0
     done_at: float | None = None
-
-
-class _PathFeed:
-    """The SeedFeed (tui_eval.feed) of one path: its seeds come from the engine's schedule."""
-
-    def __init__(self, engine: Engine, name: str):
-        self._engine = engine
-        self._name = name
-        self.heartbeat = engine.heartbeat
-
-    def take(self) -> Seed | None:
-        return self._engine._next_seed(self._name)
-
-    @property
-    def cancelled(self) -> bool:
-        return self._engine._stopping
 
 
 class Engine:
@@ -143,12 +129,15 @@ class Engine:
                          daemon=True).start()
 
     def pause(self) -> None:
-        """Start no new episode; episodes in flight finish and are recorded."""
+        """Start no new episode; episodes in flight finish and are recorded. Paths with workers of their
+        own hold them first, so that no episode starts once the paused state is shown."""
         with self._lock:
             if self._paused or self._done_at is not None:
                 return
             self._paused = True
             self._paused_since = time.monotonic()
+        for path in list(self.paths.values()):
+            path.hold()
         self._publish(StateChanged("paused"))
 
     def resume(self) -> None:
@@ -160,6 +149,8 @@ class Engine:
                 self._paused_total += time.monotonic() - self._paused_since
                 self._paused_since = None
             self._wake.notify_all()
+        for path in list(self.paths.values()):
+            path.release()
         self._publish(StateChanged("running"))
 
     def toggle_pause(self) -> None:
@@ -178,6 +169,9 @@ class Engine:
             for state in self._state.values():
                 state.block = index
                 state.cursor = block.start
+                state.started -= len(state.given_back)  # never started: not run on the old block
+                state.retry = collections.deque(s for s in state.retry if s not in state.given_back)
+                state.given_back.clear()
             self.block_stats = self._new_stats()
             self._wake.notify_all()
         self._publish(BlockStarted(index, block, reason))
@@ -284,12 +278,22 @@ class Engine:
             state = self._state[name]
             if state.retry:
                 key = state.retry.popleft()
+                state.given_back.discard(key)
             else:
                 key = (state.cursor, state.block)
                 state.cursor += 1
                 state.started += 1
             state.in_flight.add(key)
             return key
+
+    def _give_back(self, name: str, seeds: list[Seed]) -> None:
+        with self._lock:
+            state = self._state[name]
+            for key in sorted(seeds, reverse=True):  # handed out again first, in their order
+                state.in_flight.discard(key)
+                state.retry.appendleft(key)
+                state.given_back.add(key)
+            self._wake.notify_all()
 
     def _emit(self, rec: EpisodeRecord) -> None:
         self.log.append(rec)  # the log is the truth: written before anything shows it
@@ -303,7 +307,7 @@ class Engine:
         self._publish(EpisodeFinished(rec))
 
     def _work(self, name: str, generation: int) -> None:
-        feed = _PathFeed(self, name)
+        feed = PathFeed(self, name)
         state = self._state[name]
         state.worker_ident = threading.get_ident()
 
@@ -324,6 +328,8 @@ class Engine:
                     break
             try:
                 path.run(feed, emit)
+            except PathGivenUp:  # its workers died too often; the path said so through its feed
+                break
             except Exception as exc:  # the policy side failed: the path is loaded afresh, its seeds run again
                 if state.generation != generation:
                     return
@@ -354,7 +360,8 @@ class Engine:
     def _report_failure(self, name: str, message: str, details: str, give_up: bool = False) -> bool:
         state = self._state[name]
         state.restarts += 1
-        failure = PathFailed(name, message, state.restarts, gave_up=give_up or state.restarts > MAX_RESTARTS,
+        budget = MAX_RESTARTS * self.paths[name].replicas  # each remote worker may fail as often as a path
+        failure = PathFailed(name, message, state.restarts, gave_up=give_up or state.restarts > budget,
                              details=details)
         self.errors.append(failure)
         self._publish(failure)

@@ -91,3 +91,14 @@ class FeedRelay:
     @property
     def heartbeat(self) -> Heartbeat | None:
         return None if self.feed is None else self.feed.heartbeat
+
+
+class SupervisedFeed(SeedFeed, Protocol):
+    """The engine's feed as a path with remote workers uses it: it also takes back seeds that never
+    started and hears of a worker that died."""
+
+    def give_back(self, seeds: list[Seed]) -> None:
+        """Seeds taken but never started: hand them out again (first)."""
+
+    def worker_lost(self, message: str, details: str = "") -> bool:
+        """A worker died and is being replaced (its seeds run again); True when the path is given up."""

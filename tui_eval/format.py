@@ -196,3 +196,8 @@ def summary_table(summary: dict[str, Any]) -> str:
         text += "\nanytime 95%: " + "; ".join(methods)
     comparison = summary.get("comparison")
     return text + "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
+
+
+def workers_line(paths: dict) -> str:
+    """Where each path's Ray actors run ("connectors: node pid 41, node pid 42 · ..."); empty in-process."""
+    return " · ".join(f"{name}: {', '.join(path.placement)}" for name, path in paths.items() if path.placement)

@@ -24,8 +24,11 @@ _temp_dir: str | None = None
 TEMP_PREFIX = "tui-eval-ray-"  # + the owning process id: a folder whose process is gone can go
 
 
-def prepare_environment() -> None:
-    """Set Ray's loopback and auth variables; call before `ray` is imported (the CLI does, first thing)."""
+def prepare_environment(joining_cluster: bool = False) -> None:
+    """Set Ray's loopback and auth variables; call before `ray` is imported (the CLI does, first thing).
+    A run that joins an existing cluster (`--ray-address`) takes that cluster's settings instead."""
+    if joining_cluster:
+        return
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     # The driver reads its auth mode when ray is imported, Ray's servers when they start: turned on
     # after the import, the two would disagree and the driver could not connect.
@@ -35,8 +38,9 @@ def prepare_environment() -> None:
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
 
 
-def ensure_ray() -> None:
-    """Start the local Ray once per process (loopback, token, a temporary session folder)."""
+def ensure_ray(num_cpus: int | None = None) -> None:
+    """Start the local Ray once per process (loopback, token, a temporary session folder); `num_cpus`
+    logical CPUs (default the cores) so that every actor of a run is placed even when they outnumber them."""
     global _temp_dir
     prepare_environment()
     import ray
@@ -50,8 +54,20 @@ def ensure_ray() -> None:
     _sweep_left_behind()
     _temp_dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
-             num_cpus=os.cpu_count() or 2, ignore_reinit_error=True, _temp_dir=_temp_dir)
+             num_cpus=max(num_cpus or 0, os.cpu_count() or 2), ignore_reinit_error=True, _temp_dir=_temp_dir,
+             runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}})
     atexit.register(stop_ray)
+
+
+def _worker_pythonpath() -> str:
+    """Ray's workers import the tui_eval this process runs (a checkout, not another install) and the user's
+    modules as this process finds them (the current directory, folders of `--import` files): the
+    workers of a local Ray run this same Python, so this process's search path is theirs."""
+    import tui_eval
+
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(tui_eval.__file__)))
+    entries = [package_root, os.getcwd(), *(p for p in sys.path if p and os.path.isdir(p))]
+    return os.pathsep.join(dict.fromkeys(e for e in entries if e))
 
 
 def stop_ray() -> None:

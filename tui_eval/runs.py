@@ -157,3 +157,15 @@ def resume(argv: list[str]) -> int:
     from tui_eval.runtime.resume import resume_run
 
     return resume_run(resolve_run(args.run), headless=args.headless)
+
+
+def saved_ray_address(argv: list[str]) -> str | None:
+    """The `--ray-address` a run to resume was started with (read before Ray is set up), if any."""
+    name = next((a for a in argv if not a.startswith("-")), None)
+    try:
+        reader = RunLog(resolve_run(name), readonly=True)
+        spec = reader.meta().get("spec") or {}
+        reader.close()
+    except Exception:  # an unknown or unreadable run: resume itself says what is wrong
+        return None
+    return spec.get("ray_address")

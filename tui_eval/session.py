@@ -14,6 +14,7 @@ from tui_eval.errors import first_line
 from tui_eval.kinds import load_kind
 from tui_eval.kinds.base import CheckpointKind
 from tui_eval.outputs import default_log_path
+from tui_eval.paths.base import InferencePath
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.store import RunLog
 
@@ -70,6 +71,12 @@ def plan_run(spec: RunSpec) -> Plan:
     log_path = Path(spec.log) if spec.log else default_log_path(spec.checkpoint)
     facts = {"checkpoint": str(kind.checkpoint), "kind": kind.name, **kind.describe(),
              "torch threads": cpu_threads(len(paths), spec.device)[1]}
+    if spec.on_ray:  # before anything starts a local Ray of its own, and before an app takes the terminal
+        from tui_eval.cluster.connect import connect
+
+        connect(spec, actors=spec.workers * len(paths))
+        facts["workers"] = (f"{spec.workers} per path, on the Ray cluster at {spec.ray_address}" if spec.ray_address
+                            else f"{spec.workers} per path, on a local Ray (loopback)")
     kind.prepare_process(paths)
     plan = Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts)
     bounds = return_bounds(plan)
@@ -123,10 +130,11 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
         explore=plan.explore, facts=plan.facts, versions=versions(), started_at=time.time(), status="loading",
     )
     built = []
+    build = path_builder(plan)
     try:
         for name in plan.paths:
             t0 = time.perf_counter()
-            built.append(plan.kind.build_path(name, plan.explore[name]))
+            built.append(build(name, plan.explore[name]))
             if on_loaded is not None:
                 on_loaded(name, time.perf_counter() - t0)
     except BadInput:
@@ -141,4 +149,22 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
         log.set_meta(return_bounds=list(bounds))
     return Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
                   equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
-                  rebuild=plan.kind.build_path)
+                  rebuild=build)
+
+
+def path_builder(plan: Plan) -> Callable[[str, bool], InferencePath]:
+    """(name, explore) -> a loaded path: in this process, or in Ray actors with `--workers`/`--ray-address`
+    (a path that scales its own library's way, RLlib's evaluate, is built here and spreads itself)."""
+    kind, spec = plan.kind, plan.spec
+    if not spec.on_ray:
+        return kind.build_path
+    from tui_eval.cluster.build import build_remote_path
+
+    actors = spec.workers * len(plan.paths)
+
+    def build(name: str, explore: bool) -> InferencePath:
+        if kind.scales_itself(name):
+            return kind.build_path(name, explore)
+        return build_remote_path(spec, name, explore, actors)
+
+    return build

@@ -108,10 +108,17 @@ class RunSpec:
     imports: list[str] = field(default_factory=list)  # the user's modules / .py files, imported first
     custom_paths: list[str] = field(default_factory=list)  # --path NAME=MODULE:FACTORY (paths/custom.py)
     vs: str | None = None  # --vs OTHER_CKPT: the other checkpoint's path as path `vs`
+    workers: int = 1  # --workers N: each path's episodes in N Ray actors (1: in this process, no Ray)
+    ray_address: str | None = None  # --ray-address: join this Ray cluster (None: a local loopback Ray)
     # rsl_rl only
     agent_cfg: str | None = None
     activation: str | None = None
     vecenv: str | None = None
+
+    @property
+    def on_ray(self) -> bool:
+        """True when the paths run in Ray actors (`--workers` above 1, or a cluster named)."""
+        return self.workers > 1 or self.ray_address is not None
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

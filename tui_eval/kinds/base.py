@@ -48,6 +48,11 @@ class CheckpointKind(ABC):
     def build_path(self, name: str, explore: bool) -> InferencePath:
         """Load and return the named path (heavy: restores the policy)."""
 
+    def scales_itself(self, name: str) -> bool:
+        """True when the path spreads over Ray its own library's way (`--workers`); other paths run in
+        tui-eval's actors (tui_eval/cluster)."""
+        return False
+
     def prepare_process(self, paths: list[str]) -> None:
         """Process-wide set-up the named paths need, done before any UI takes over stdin/stdout."""
 

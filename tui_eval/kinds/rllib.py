@@ -102,6 +102,8 @@ class RllibKind(CheckpointKind):
         """The checkpoint's class and config. Unpickling them imports RLlib and torch (seconds); meanwhile
         Ray, when a path needs it, starts on this thread (ray.init must run on the main thread, and mostly
         waits for its processes), so a run is ready seconds sooner. plan_run prepares again: a no-op."""
+        if self.spec.on_ray:  # plan_run joins the cluster (or starts Ray sized for the workers) first
+            return _load_pickle(self.checkpoint / "class_and_ctor_args.pkl")
         with ThreadPoolExecutor(1, thread_name_prefix="tui-eval-read") as pool:
             ctor = pool.submit(_load_pickle, self.checkpoint / "class_and_ctor_args.pkl")
             self.prepare_process(list(self.spec.paths or self.default_paths))
@@ -249,9 +251,25 @@ class RllibKind(CheckpointKind):
         # RLlib's inference example calls forward_inference and the connectors with explore=False.
         return False
 
+    def _runners(self) -> dict[str, Any]:
+        """`--workers N` on the Ray cluster: N remote evaluation runners, sharing the GPUs with the run's actors."""
+        if not self.spec.on_ray:
+            return {}
+        gpus = 0.0
+        if self.spec.device.startswith("cuda"):
+            import ray
+
+            actors = self.spec.workers * max(1, getattr(self, "path_count", 2))
+            gpus = min(1.0, int(float(ray.cluster_resources().get("GPU", 0)) / actors * 100) / 100) or 0.01
+        return {"workers": self.spec.workers, "gpus_per_runner": gpus}
+
+    def scales_itself(self, name: str) -> bool:
+        return name.partition("@")[0] == "evaluate"  # evaluation env runners, as RLlib scales evaluate()
+
     def prepare_process(self, paths: list[str]) -> None:
         # ray.init enables faulthandler on sys.stderr, which needs a real file descriptor: start ray
         # before a Textual app replaces stderr.
+        self.path_count = len(paths)
         if "evaluate" in paths:
             from tui_eval.local_ray import ensure_ray
 
@@ -266,7 +284,7 @@ class RllibKind(CheckpointKind):
             from tui_eval.paths.rllib_evaluate import RllibEvaluatePath
 
             return RllibEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
-                                     use_evaluation_config=self.has_evaluation_runners, **common)
+                                     use_evaluation_config=self.has_evaluation_runners, **self._runners(), **common)
         if name == "connectors":
             from tui_eval.paths.rllib_connectors import RllibConnectorsPath
 

@@ -11,6 +11,10 @@ from tui_eval.spec import EpisodeRecord
 Emit = Callable[[EpisodeRecord], None]
 
 
+class PathGivenUp(Exception):
+    """Raised by `run` when the path's own workers failed too often (already reported through its feed)."""
+
+
 class InferencePath(ABC):
     """One way of running a checkpoint's policy.
 
@@ -23,12 +27,23 @@ class InferencePath(ABC):
     explore: bool
     #: one line for the user: how this path runs the policy
     description: str = ""
+    #: processes running its episodes (remote workers); each may fail and be replaced MAX_RESTARTS times
+    replicas: int = 1
+    #: where its workers run, one line each (node and pid), for the header; empty: in this process
+    placement: tuple[str, ...] = ()
 
     @abstractmethod
     def run(self, feed: SeedFeed, emit: Emit) -> None: ...
 
     def set_explore(self, explore: bool) -> None:
         self.explore = explore
+
+    def hold(self) -> None:
+        """Pause: start no episode not started yet (seeds queued at remote workers go back to the feed).
+        Called by the engine before it shows the paused state; in-process paths take no seed when paused."""
+
+    def release(self) -> None:
+        """Resume after `hold`."""
 
     def close(self) -> None:
         """Release envs, runners, sessions."""

@@ -10,6 +10,9 @@ env, env_config, explore, connectors, envs per runner). tui-eval adds two things
   evaluation runner is local: in this process).
 - collection: an `on_episode_end` callback, chained after the user's own, logs one item per episode
   with reduce="item_series"; each `evaluate()` result carries the episodes that ended in that call.
+With `--workers N` the evaluation runs as RLlib scales it: `evaluation_num_env_runners=N` remote runners;
+their envs take seeds from a SeedDispenser actor (paths/seed_dispenser.py), their recipe travels in the
+env_config, and RLlib restarts a runner that dies (its unreported seeds run again).
 `evaluate()` runs with `evaluation_duration_unit="timesteps"`: the runner's episodes then carry on
 from one call to the next (RLlib resets envs between calls only in episode mode), so every episode
 runs to its end, seeds are taken as envs reset, and calls can be short without cutting episodes.
@@ -17,6 +20,9 @@ runs to its end, seeds are taken as envs reset, and calls can be short without c
 
 from __future__ import annotations
 
+import os
+import pickle
+import socket
 import time
 import uuid
 from pathlib import Path
@@ -25,13 +31,16 @@ from typing import Any
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.local_ray import ensure_ray
-from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.paths.base import Emit, InferencePath, PathGivenUp
 from tui_eval.paths.rllib_env import EnvRecipe
+from tui_eval.paths.seed_dispenser import DISPENSER_PREFIX, DispenserFeed, DispenserPump
 from tui_eval.spec import EpisodeRecord
 
 GUARDED_ENV = "tui_eval_guarded_env"
 METRIC = "tui_eval_episodes"
 TOKEN_KEY = "tui_eval_token"
+REMOTE_KEY = "tui_eval_remote"  # for remote runners: (recipe, success_key, step_timeout, dispenser name), pickled
+SEEDS_PER_RUNNER = 4  # seeds waiting in the dispenser per remote runner
 #: seconds one evaluate() call aims at: long enough that its fixed costs (weight and connector-state
 #: sync, metrics reduce) stay small, short enough that stop and pause take effect quickly
 CALL_SECONDS = 1.0
@@ -42,7 +51,13 @@ _PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
 
 def guarded_env_creator(env_context):
     """The evaluation env: the user's env, made as RLlib would make it, behind a GuardedEnv."""
-    recipe, seeds, success_key, step_timeout = _PATHS[env_context[TOKEN_KEY]]
+    token = env_context[TOKEN_KEY]
+    seeds: SeedFeed
+    if token in _PATHS:  # a runner in this process
+        recipe, seeds, success_key, step_timeout = _PATHS[token]
+    else:  # a remote evaluation runner
+        recipe, success_key, step_timeout, dispenser = pickle.loads(env_context[REMOTE_KEY])
+        seeds = DispenserFeed(dispenser, env_context.worker_index)
     return GuardedEnv(recipe.make_one(env_context, env_checker=False), feed=seeds, success_key=success_key,
                       step_timeout=step_timeout)
 
@@ -72,7 +87,7 @@ class RllibEvaluatePath(InferencePath):
 
     def __init__(self, *, checkpoint: Path, config, algo_class, module_id: str, recipe: EnvRecipe, num_envs: int,
                  device: str, explore: bool, success_key: str | None, step_timeout: float | None,
-                 use_evaluation_config: bool = True):
+                 use_evaluation_config: bool = True, workers: int = 0, gpus_per_runner: float = 0.0):
         from ray.tune.registry import register_env
 
         ensure_ray()
@@ -80,24 +95,36 @@ class RllibEvaluatePath(InferencePath):
         self.explore = explore
         self.token = uuid.uuid4().hex
         self.seeds = FeedRelay(track=True)  # evaluate() reports episodes in batches
-        _PATHS[self.token] = (recipe, self.seeds, success_key, step_timeout)
+        self.workers, self.replicas = workers, max(1, workers)
+        self.pump: DispenserPump | None = None
+        if workers:  # the local runner only holds state to sync: its envs never get a seed
+            self.pump = DispenserPump(DISPENSER_PREFIX + self.token, self.seeds, SEEDS_PER_RUNNER * workers)
+            self._remote_env = pickle.dumps((recipe, success_key, step_timeout, self.pump.name))
+        _PATHS[self.token] = (recipe, FeedRelay() if workers else self.seeds, success_key, step_timeout)
         self.num_envs = num_envs
-        self.call_steps = 50 * num_envs  # grown to CALL_SECONDS' worth once a call has been timed
+        self.call_steps = 50 * num_envs * max(1, workers)  # grown to CALL_SECONDS' worth once a call was timed
+        self._gpus_per_runner = gpus_per_runner
         # Without evaluation runners in the checkpoint's config, the user's evaluate() samples with the main
         # config and ignores evaluation_config: the runner made here then gets the main config too.
         evaluation_config = config.evaluation_config if use_evaluation_config else None
         self.algo = algo_class.from_checkpoint(
             str(checkpoint), config=self._config(config, evaluation_config, num_envs, device, explore))
+        where = f"{workers} remote evaluation EnvRunners" if workers else "a local evaluation EnvRunner"
         self.description = (f"Algorithm.from_checkpoint + Algorithm.evaluate() (evaluation config as RLlib merges "
-                            f"it) on a local evaluation EnvRunner, {num_envs} envs, env {recipe.name}")
+                            f"it) on {where}, {num_envs} envs each, env {recipe.name}")
+        self.placement = self._runner_placement()
 
     def _config(self, config, evaluation_config, num_envs: int, device: str, explore: bool):
         import gymnasium as gym
 
         gpus = 1 if device.startswith("cuda") else 0
+        env_config: dict[str, Any] = {TOKEN_KEY: self.token}
+        if self.workers:
+            env_config[REMOTE_KEY] = self._remote_env
         evaluation = _updated(evaluation_config, {
-            "env": GUARDED_ENV, "env_config": {TOKEN_KEY: self.token}, "num_envs_per_env_runner": num_envs,
-            "explore": explore, "gym_env_vectorize_mode": gym.VectorizeMode.SYNC})
+            "env": GUARDED_ENV, "env_config": env_config, "num_envs_per_env_runner": num_envs,
+            "explore": explore, "gym_env_vectorize_mode": gym.VectorizeMode.SYNC,
+            **({"num_gpus_per_env_runner": self._gpus_per_runner} if self.workers else {})})
         user_callbacks = config.callbacks_on_episode_end
         callbacks = [*(user_callbacks if isinstance(user_callbacks, list) else [user_callbacks] if user_callbacks
                        else []), log_episode]
@@ -106,7 +133,10 @@ class RllibEvaluatePath(InferencePath):
             # The training runner only holds the restored connector states that evaluate() syncs from.
             .env_runners(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_env_runner=gpus)
             .learners(num_learners=0, num_gpus_per_learner=gpus)
-            .evaluation(evaluation_interval=1, evaluation_num_env_runners=0, evaluation_parallel_to_training=False,
+            # Remote runners reset their envs at each call unless told not to (the local runner never does):
+            # episodes carry on across calls on both, and no seed is cut short.
+            .evaluation(evaluation_interval=1, evaluation_num_env_runners=self.workers,
+                        evaluation_parallel_to_training=False, evaluation_force_reset_envs_before_iteration=False,
                         evaluation_duration=self.call_steps, evaluation_duration_unit="timesteps",
                         evaluation_config=evaluation)
             .callbacks(on_episode_end=callbacks)
@@ -115,8 +145,15 @@ class RllibEvaluatePath(InferencePath):
     def set_explore(self, explore: bool) -> None:
         # The evaluation config is frozen inside the Algorithm; explore is read by the eval runner's sample().
         self.explore = explore
-        runner = self.algo.eval_env_runner
-        object.__setattr__(runner.config, "explore", explore)
+        self.algo.eval_env_runner_group.foreach_env_runner(
+            lambda runner: object.__setattr__(runner.config, "explore", explore), local_env_runner=True)
+
+    def _runner_placement(self) -> tuple[str, ...]:
+        if not self.workers:
+            return ()
+        where = self.algo.eval_env_runner_group.foreach_env_runner(
+            lambda runner: f"{socket.gethostname()} pid {os.getpid()}", local_env_runner=False)
+        return tuple(where)
 
     def _set_call_steps(self, steps: int) -> None:
         # evaluate() reads evaluation_duration from the (frozen) config at call time.
@@ -128,6 +165,8 @@ class RllibEvaluatePath(InferencePath):
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.seeds.feed = feed
+        if self.pump is not None:
+            self.pump.start()
         try:
             while not feed.cancelled:
                 self._set_call_steps(self.call_steps)
@@ -136,13 +175,46 @@ class RllibEvaluatePath(InferencePath):
                 took = time.perf_counter() - started
                 self.call_steps = max(10 * self.num_envs, min(int(self.call_steps * CALL_SECONDS / max(took, 1e-3)),
                                                               4 * self.call_steps))
-                for item in _episode_items(results):
-                    if self.seeds.finish((item["seed"], item["block"])):
-                        emit(self._record(item))
+                finished = [item for item in _episode_items(results)
+                            if self.seeds.finish((item["seed"], item["block"]))]
+                for item in finished:
+                    emit(self._record(item))
+                if self.pump is not None:
+                    self._collect_remote(feed, [(item["seed"], item["block"]) for item in finished])
                 if self.seeds.dry and not self.seeds.running:
                     return
         finally:
+            if self.pump is not None:
+                self.pump.stop()
             self.seeds.feed = None
+
+    def _collect_remote(self, feed: SeedFeed, finished: list) -> None:
+        """Forget recorded seeds at the dispenser; run again the seeds of runners RLlib had to restart."""
+        assert self.pump is not None
+        self.pump.finished(finished)
+        lost = self.pump.reclaim()
+        if not lost:
+            return
+        self.set_explore(self.explore)  # a restarted runner has the config it was built with
+        self.placement = self._runner_placement()
+        message = (f"an evaluation EnvRunner died and RLlib restarted it; its {len(lost)} unfinished seed(s) "
+                   "run again")
+        worker_lost = getattr(feed, "worker_lost", None)
+        if worker_lost is not None and worker_lost(message):
+            raise PathGivenUp(message)
+
+    def hold(self) -> None:
+        feed = self.seeds.feed
+        if self.pump is None or feed is None:
+            return
+        unstarted = self.pump.hold()
+        give_back = getattr(feed, "give_back", None)
+        if unstarted and give_back is not None:
+            give_back(unstarted)
+
+    def release(self) -> None:
+        if self.pump is not None:
+            self.pump.release()
 
     def _record(self, item: dict[str, Any]) -> EpisodeRecord:
         return EpisodeRecord(path=self.name, seed=item["seed"], block=item["block"], ret=item["return"],
@@ -151,6 +223,8 @@ class RllibEvaluatePath(InferencePath):
 
     def close(self) -> None:
         _PATHS.pop(self.token, None)
+        if self.pump is not None:
+            self.pump.close()
         try:
             self.algo.stop()
         except Exception:  # closing after a failure: what is left of the runner may fail to stop

@@ -33,6 +33,8 @@ def execute(spec: RunSpec, owner: RunOwner, *, headless: bool) -> int:
         raise
     for path in engine.paths.values():
         err.write(f"{path.name:>17}: {path.description}\n")
+        if path.placement:
+            err.write(f"{'':>17}  Ray workers at {', '.join(path.placement)}\n")
     from tui_eval.headless import run_headless
 
     owner.serve(engine)

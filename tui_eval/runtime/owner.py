@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.engine import Engine
-from tui_eval.events import BlockStarted, EpisodeFinished, Event, StateChanged
+from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, StateChanged
+from tui_eval.format import workers_line
 from tui_eval.outputs import check_outputs, output_path
 from tui_eval.spec import RunSpec
 from tui_eval.store import RunLog
@@ -58,7 +59,8 @@ class RunOwner:
         self.control = ControlServer(engine, self.log_path)
         engine.log.set_meta(pid=os.getpid(), control=str(self.control.path), state="loading",
                             blocks=[[b.start, b.stop] for b in engine.blocks],
-                            explore={n: engine.explore_of(n) for n in engine.paths})
+                            explore={n: engine.explore_of(n) for n in engine.paths},
+                            workers=workers_line(engine.paths))
         engine.subscribe(self._persist)
 
     def _persist(self, event: Event) -> None:
@@ -66,6 +68,8 @@ class RunOwner:
         assert engine is not None
         if isinstance(event, StateChanged):
             engine.log.set_meta(state=event.state)
+        elif isinstance(event, PathFailed):  # a Ray worker replaced: where the paths run now
+            engine.log.set_meta(workers=workers_line(engine.paths))
         elif isinstance(event, BlockStarted):
             engine.log.set_meta(blocks=[[b.start, b.stop] for b in engine.blocks],
                                 explore={n: engine.explore_of(n) for n in engine.paths})

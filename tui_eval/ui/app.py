@@ -25,6 +25,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
 from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, StateChanged
+from tui_eval.format import workers_line
 from tui_eval.spec import BadInput
 from tui_eval.stats import ComparisonSummary
 
@@ -325,7 +326,8 @@ class EvalApp(RunActions, App[int]):
             block = str(self.plan.seeds)
         return HeaderInfo(checkpoint=self.facts.get("checkpoint", ""), kind=self.facts.get("kind", ""),
                           facts=self.facts, device=self.device, state=state, note=note, elapsed=elapsed,
-                          block=block, paths=self.paths, done=done, target=self.target, readonly=self.readonly)
+                          block=block, paths=self.paths, done=done, target=self.target, readonly=self.readonly,
+                          workers=workers_line(self.engine.paths) if self.engine is not None else "")
 
     def _show_header(self) -> None:
         self.query_one(RunHeader).show(self._header_info())

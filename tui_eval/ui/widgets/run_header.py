@@ -33,6 +33,7 @@ class HeaderInfo:
     done: dict[str, int] = field(default_factory=dict)
     target: int | None = None
     readonly: bool = False
+    workers: str = ""  # where the paths' Ray actors run (node and pid), when the run is spread over Ray
 
 
 class RunHeader(Widget):
@@ -48,8 +49,9 @@ class RunHeader(Widget):
     def show(self, info: HeaderInfo) -> None:
         """Redraw only when something visible changed (the clock ticks once a second)."""
         key = (info.state, info.note, int(info.elapsed), info.block, tuple(sorted(info.done.items())),
-               info.target, info.device, info.readonly)
+               info.target, info.device, info.readonly, info.workers)
         self.info = info
+        self.styles.height = 3 if info.workers else 2
         if key != self._last:
             self._last = key
             self.refresh()
@@ -92,4 +94,7 @@ class RunHeader(Widget):
         if i.block:
             bottom.append("  seeds ", style="dim")
             bottom.append(i.block)
-        return Text("\n", no_wrap=True, overflow="ellipsis").join([top, bottom])
+        lines = [top, bottom]
+        if i.workers:
+            lines.append(Text(" ray  " + i.workers, style="dim", no_wrap=True, overflow="ellipsis"))
+        return Text("\n", no_wrap=True, overflow="ellipsis").join(lines)

@@ -1,0 +1,230 @@
+"""The driver's side of a path whose episodes run in Ray actors (cluster/worker.py).
+
+Seeds flow from the engine's feed to the actors in small blocks: each actor holds at most as many seeds
+as it has envs plus `block` waiting ones, so a pause leaves little to hand back and stop reaches every
+actor at once. Records stream back through long polls and are emitted here, in the process that owns
+the log. An actor that dies (killed, OOM, node lost: its poll raises) or whose path fails is replaced;
+the seeds it had that were not recorded run again first, on whichever actor asks next. A seed is
+emitted only by the actor it was offered to and only while it was outstanding there, so none is
+counted twice.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui_eval.errors import first_line
+from tui_eval.feed import Seed, SeedFeed, SupervisedFeed
+from tui_eval.paths.base import Emit, InferencePath, PathGivenUp
+
+POLL_S = 0.05  # how long an actor waits for a record before answering a poll empty
+LOAD_TIMEOUT_S = 600.0  # loading a path in an actor: imports, restore, maybe a node to be placed on
+CONTROL_TIMEOUT_S = 2.0  # hold/release/set_explore answers: a live actor answers in milliseconds
+DEFAULT_BLOCK = 4  # seeds offered per request, and waiting at most per actor beyond its envs
+
+
+@dataclass(eq=False)
+class _Slot:
+    """One actor of the pool and what the driver knows of it."""
+
+    handle: Any
+    info_ref: Any = None  # its placement, until it arrives (the actor is loading)
+    info: dict[str, Any] | None = None
+    poll_ref: Any = None
+    outstanding: set[Seed] = field(default_factory=set)  # offered to it, not recorded yet
+
+    @property
+    def where(self) -> str:
+        return "loading" if self.info is None else f"{self.info['host']} pid {self.info['pid']}"
+
+
+class RemotePath(InferencePath):
+    def __init__(self, name: str, explore: bool, spawn: Callable[[bool], Any], workers: int,
+                 block: int = DEFAULT_BLOCK):
+        import ray
+
+        self.name, self.explore, self.replicas = name, explore, workers
+        self._spawn = spawn  # explore -> a new actor handle
+        self._block = block
+        self._lock = threading.Lock()
+        self._pending: collections.deque[Seed] = collections.deque()  # seeds of lost actors: run first
+        self._feed: SupervisedFeed | None = None
+        self._held = False
+        self.restarts = 0
+        self._slots = [_Slot(spawn(explore)) for _ in range(workers)]
+        try:
+            infos = ray.get([s.handle.placement.remote() for s in self._slots], timeout=LOAD_TIMEOUT_S)
+        except BaseException:
+            self.close()
+            raise
+        for slot, info in zip(self._slots, infos):
+            slot.info = info
+        self._note_placement()
+        self.description = f"{infos[0]['description']}; in {workers} Ray actors, seeds in blocks of {block}"
+
+    def _note_placement(self) -> None:
+        self.placement = tuple(slot.where for slot in self._slots)
+
+    def run(self, feed: SeedFeed, emit: Emit) -> None:
+        import ray
+
+        self._feed = feed  # type: ignore[assignment]  # the engine's feed is a SupervisedFeed
+        dry = False
+        try:
+            while not feed.cancelled:
+                dry = self._top_up(feed) or dry
+                with self._lock:
+                    busy = self._pending or any(s.outstanding for s in self._slots)
+                if dry and not busy:
+                    return
+                waiting = self._refs_to_wait_on()
+                ready, _ = ray.wait(list(waiting), num_returns=1, timeout=0.1)
+                if ready:
+                    ready, _ = ray.wait(list(waiting), num_returns=len(waiting), timeout=0)
+                for ref in ready:
+                    self._receive(waiting[ref], ref, emit)
+                dry = dry and not self._pending
+            for slot in self._slots:
+                slot.handle.cancel.remote()
+        finally:
+            self._feed = None
+
+    def _refs_to_wait_on(self) -> dict[Any, _Slot]:
+        waiting = {}
+        for slot in self._slots:
+            if slot.info is None:
+                waiting[slot.info_ref] = slot
+            else:
+                if slot.poll_ref is None:
+                    slot.poll_ref = slot.handle.poll.remote(POLL_S)
+                waiting[slot.poll_ref] = slot
+        return waiting
+
+    def _top_up(self, feed: SeedFeed) -> bool:
+        """Offer seeds to actors short of work; True when the feed had none left to give."""
+        dry = False
+        for slot in self._slots:
+            if slot.info is None:
+                continue
+            room = slot.info["capacity"] + self._block - len(slot.outstanding)
+            seeds: list[Seed] = []
+            while len(seeds) < min(room, self._block):
+                with self._lock:
+                    seed = self._pending.popleft() if self._pending else None
+                seed = seed or feed.take()
+                if seed is None:
+                    dry = True
+                    break
+                seeds.append(seed)
+            if seeds:
+                with self._lock:
+                    slot.outstanding.update(seeds)
+                slot.handle.offer.remote(seeds)
+        return dry
+
+    def _receive(self, slot: _Slot, ref: Any, emit: Emit) -> None:
+        import ray
+
+        try:
+            answer = ray.get(ref)
+        except ray.exceptions.RayError as exc:  # the actor is gone (killed, OOM, node lost) or failed to load
+            self._replace(slot, f"died ({first_line(exc, 160)})", str(exc))
+            return
+        if slot.info is None:
+            slot.info = answer
+            self._note_placement()
+            return
+        slot.poll_ref = None
+        records, error = answer
+        for record in records:
+            key = (record.seed, record.block)
+            with self._lock:
+                mine = key in slot.outstanding
+                slot.outstanding.discard(key)
+            if mine:
+                emit(record)
+        if error is not None:
+            self._replace(slot, f"failed: {error[0]}", error[1])
+
+    def _replace(self, slot: _Slot, what: str, details: str) -> None:
+        """The actor's unfinished seeds go first to whichever actor asks next; a fresh actor takes its place."""
+        import ray
+
+        where = slot.where
+        with self._lock:
+            lost = sorted(slot.outstanding)
+            slot.outstanding.clear()
+            self._pending.extend(lost)
+        try:
+            ray.kill(slot.handle, no_restart=True)
+        except Exception:  # already gone
+            pass
+        self.restarts += 1
+        message = f"Ray worker {where} {what}; {len(lost)} unfinished seed(s) run again, a new worker replaces it"
+        feed = self._feed
+        if feed is not None and feed.worker_lost(message, details):
+            self.close()
+            raise PathGivenUp(message)
+        slot.handle, slot.info, slot.poll_ref = self._spawn(self.explore), None, None
+        slot.info_ref = slot.handle.placement.remote()
+        self._note_placement()
+        if self._held:
+            slot.handle.hold.remote()
+
+    # ------------------------------------------------------------------ control
+    def hold(self) -> None:
+        import ray
+
+        self._held = True
+        slots = [s for s in self._slots if s.info is not None]
+        refs = [s.handle.hold.remote() for s in slots]
+        unstarted: list[Seed] = []
+        for slot, ref in zip(slots, refs):
+            try:
+                seeds = ray.get(ref, timeout=CONTROL_TIMEOUT_S)
+            except ray.exceptions.RayError:  # dead or unresponsive: the run loop sees it and replaces it
+                continue
+            with self._lock:
+                slot.outstanding.difference_update(seeds)
+            unstarted += seeds
+        with self._lock:
+            unstarted += self._pending
+            self._pending.clear()
+        feed = self._feed
+        if feed is not None and unstarted:
+            feed.give_back(unstarted)
+
+    def release(self) -> None:
+        self._held = False
+        self._call_all("release")
+
+    def set_explore(self, explore: bool) -> None:
+        self.explore = explore
+        self._call_all("set_explore", explore)
+
+    def _call_all(self, method: str, *args: Any) -> None:
+        import ray
+
+        refs = [getattr(s.handle, method).remote(*args) for s in self._slots]
+        for ref in refs:
+            try:
+                ray.get(ref, timeout=CONTROL_TIMEOUT_S if method != "set_explore" else LOAD_TIMEOUT_S)
+            except ray.exceptions.RayError:  # a dead actor is replaced by the run loop, with the new setting
+                pass
+
+    def close(self) -> None:
+        import ray
+
+        for slot in self._slots:
+            try:
+                ray.get(slot.handle.close.remote(), timeout=CONTROL_TIMEOUT_S)
+            except Exception:  # dead, loading or stuck: it is killed below either way
+                pass
+            try:
+                ray.kill(slot.handle, no_restart=True)
+            except Exception:
+                pass

@@ -1,0 +1,164 @@
+"""The Ray actor that runs one path's episodes on a cluster node.
+
+It builds the path exactly as the run would in-process (the user's imports, `load_kind(spec)`,
+`kind.build_path(name, explore)`), then runs `path.run` in a thread of its own on seeds from a small
+local queue that the driver keeps topped up (`offer`). Finished records wait in an outbox that the
+driver long-polls (`poll`). `hold` empties the queue and returns the seeds that never started: a seed
+leaves the queue only when an env takes it, so each seed is either started here (and will be recorded)
+or handed back, never both. The actor is threaded (`max_concurrency`) so that offer, poll and hold are
+answered while episodes run.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import socket
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any
+
+from tui_eval.errors import first_line
+from tui_eval.feed import Seed
+from tui_eval.spec import EpisodeRecord, RunSpec
+
+
+class _QueueFeed:
+    """The SeedFeed of the path inside the actor: seeds from the driver's offers, in order."""
+
+    heartbeat = None  # the driver watches the actor's life, not its steps
+
+    def __init__(self, owner: PathWorker):
+        self._owner = owner
+
+    def take(self) -> Seed | None:
+        return self._owner._take()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._owner._cancelled
+
+
+class PathWorker:
+    def __init__(self, spec: RunSpec, name: str, explore: bool, driver_cwd: str, threads: int):
+        if os.path.isdir(driver_cwd) and driver_cwd not in sys.path:  # the user's modules, as on the driver
+            sys.path.insert(0, driver_cwd)
+        if not Path(spec.checkpoint).expanduser().exists():
+            raise FileNotFoundError(f"checkpoint {spec.checkpoint} is not readable on node {socket.gethostname()}: "
+                                    "put it on a filesystem every node mounts at the same path")
+        from tui_eval.kinds import load_kind
+        from tui_eval.user_code import import_user_code
+
+        for item in spec.imports:
+            import_user_code(item)
+        if spec.device.startswith("cuda"):
+            spec.device = "cuda"  # Ray points CUDA_VISIBLE_DEVICES at this actor's GPU
+        else:
+            import torch
+
+            torch.set_num_threads(max(1, threads))
+        self.path = load_kind(spec).build_path(name, explore)
+        self._lock = threading.Condition()
+        self._queue: collections.deque[Seed] = collections.deque()
+        self._outbox: list[EpisodeRecord] = []
+        self._running: set[Seed] = set()
+        self._error: tuple[str, str] | None = None
+        self._cancelled = False
+        self._held = False  # paused: queued seeds wait, nothing starts
+        self._closed = False
+        self._idle = threading.Event()
+        self._idle.set()
+        threading.Thread(target=self._loop, name=f"worker-{name}", daemon=True).start()
+
+    # ------------------------------------------------------------------ driver's calls
+    def placement(self) -> dict[str, Any]:
+        import ray
+
+        import tui_eval
+
+        context = ray.get_runtime_context()
+        return {"node": context.get_node_id(), "host": socket.gethostname(), "pid": os.getpid(),
+                "gpus": [str(g) for g in ray.get_gpu_ids()], "description": self.path.description,
+                "capacity": int(getattr(self.path, "num_envs", 1)), "package": tui_eval.__file__}
+
+    def offer(self, seeds: list[Seed]) -> None:
+        with self._lock:
+            self._queue.extend(seeds)
+            self._cancelled = False
+            self._lock.notify_all()
+
+    def poll(self, timeout: float) -> tuple[list[EpisodeRecord], tuple[str, str] | None]:
+        """Records finished since the last poll (waits up to `timeout` for one), and the path's error if it
+        failed (then the actor is done for; the driver replaces it)."""
+        with self._lock:
+            if not self._outbox and self._error is None:
+                self._lock.wait(timeout)
+            records, self._outbox = self._outbox, []
+            return records, self._error
+
+    def hold(self) -> list[Seed]:
+        """Start nothing more until `release`: the seeds not started yet, handed back. (Calls to a threaded
+        actor may run out of order: seeds of an offer that arrives after this wait, queued, for `release`.)"""
+        with self._lock:
+            self._held = True
+            unstarted, self._queue = list(self._queue), collections.deque()
+            return unstarted
+
+    def release(self) -> None:
+        with self._lock:
+            self._held = False
+            self._lock.notify_all()
+
+    def set_explore(self, explore: bool) -> None:
+        self._idle.wait()  # between episodes: the driver has seen every record before it changes explore
+        self.path.set_explore(explore)
+
+    def cancel(self) -> None:
+        """Stop: episodes in flight are abandoned, queued seeds dropped."""
+        with self._lock:
+            self._cancelled = True
+            self._queue.clear()
+            self._lock.notify_all()
+
+    def close(self) -> None:
+        self.cancel()
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+        self.path.close()
+
+    # ------------------------------------------------------------------ inside the actor
+    def _take(self) -> Seed | None:
+        with self._lock:
+            if self._cancelled or self._held or not self._queue:
+                return None
+            seed = self._queue.popleft()
+            self._running.add(seed)
+            return seed
+
+    def _emit(self, record: EpisodeRecord) -> None:
+        with self._lock:
+            self._running.discard((record.seed, record.block))
+            self._outbox.append(record)
+            self._lock.notify_all()
+
+    def _loop(self) -> None:
+        feed = _QueueFeed(self)
+        while True:
+            with self._lock:
+                while (self._held or not self._queue) and not self._closed:
+                    self._lock.wait()
+                if self._closed:
+                    return
+                self._idle.clear()
+            try:
+                self.path.run(feed, self._emit)
+            except Exception as exc:  # the policy side failed: the driver replaces this actor, seeds run again
+                with self._lock:
+                    self._error = (first_line(exc), traceback.format_exc())
+                    self._lock.notify_all()
+                return
+            finally:
+                self._idle.set()

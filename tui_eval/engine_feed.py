@@ -1,0 +1,35 @@
+"""The SeedFeed the engine gives each path: its seeds come from the engine's schedule, and a path with
+remote workers reports through it what the engine must know (seeds never started, a worker lost)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tui_eval.feed import Seed
+
+if TYPE_CHECKING:
+    from tui_eval.engine import Engine
+
+
+class PathFeed:
+    """The SeedFeed (tui_eval.feed) of one path: its seeds come from the engine's schedule."""
+
+    def __init__(self, engine: Engine, name: str):
+        self._engine = engine
+        self._name = name
+        self.heartbeat = engine.heartbeat
+
+    def take(self) -> Seed | None:
+        return self._engine._next_seed(self._name)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._engine._stopping
+
+    def give_back(self, seeds: list[Seed]) -> None:
+        """Seeds taken but never started (a remote worker's queue at pause): the engine's to hand out again."""
+        self._engine._give_back(self._name, seeds)
+
+    def worker_lost(self, message: str, details: str = "") -> bool:
+        """One of the path's remote workers died and is replaced (its seeds run again); True: give up."""
+        return self._engine._report_failure(self._name, message, details)

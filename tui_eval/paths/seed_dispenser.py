@@ -1,0 +1,182 @@
+"""Seeds for envs that live in RLlib's remote evaluation env runners (`evaluate` with `--workers N`).
+
+Those envs are built in other processes, so they cannot read the run's feed: each takes its seed at
+reset from a `SeedDispenser`, a small named Ray actor on the driver's node that the path keeps topped up
+with a few seeds per runner. A seed leaves the dispenser only when an env takes it, so a pause (`drain`)
+hands back exactly the seeds no episode started with. The dispenser notes which runner process took each
+seed: when RLlib restarts a dead runner, the same worker index comes back with a new pid, and the seeds
+the dead one had taken and never reported are `orphans`, run again.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import threading
+from typing import Any
+
+from tui_eval.feed import FeedRelay, Heartbeat, Seed
+
+DISPENSER_PREFIX = "tui_eval_seeds_"
+CONTROL_TIMEOUT_S = 2.0
+
+
+class SeedDispenser:
+    """A Ray actor (threaded): seeds in, one seed per env reset out."""
+
+    def __init__(self) -> None:
+        self._queue: collections.deque[Seed] = collections.deque()
+        self._taken: dict[Seed, tuple[int, int]] = {}  # seed -> (worker index, pid) of the runner running it
+        self._pids: dict[int, int] = {}  # worker index -> pid of its runner now
+        self._lost: list[Seed] = []
+        self._held = False  # paused: queued seeds wait (an offer may arrive after the drain)
+        self._lock = threading.Condition()
+
+    def take(self, worker_index: int, pid: int) -> Seed | None:
+        with self._lock:
+            previous = self._pids.get(worker_index)
+            if previous is not None and previous != pid:  # RLlib restarted this runner: the old one died
+                self._lost += [s for s, (w, p) in self._taken.items() if (w, p) == (worker_index, previous)]
+                for seed in self._lost:
+                    self._taken.pop(seed, None)
+            self._pids[worker_index] = pid
+            if self._held or not self._queue:
+                self._lock.notify_all()
+                return None
+            seed = self._queue.popleft()
+            self._taken[seed] = (worker_index, pid)
+            self._lock.notify_all()
+            return seed
+
+    def offer(self, seeds: list[Seed], first: bool = False) -> None:
+        with self._lock:
+            if first:
+                self._queue.extendleft(reversed(seeds))
+            else:
+                self._queue.extend(seeds)
+
+    def wait_below(self, low: int, timeout: float) -> int:
+        """Wait until fewer than `low` seeds are queued (or `timeout`); the number queued."""
+        with self._lock:
+            if len(self._queue) >= low:
+                self._lock.wait(timeout)
+            return len(self._queue)
+
+    def drain(self) -> list[Seed]:
+        """Pause: hand out nothing until `release`; the seeds queued now, handed back."""
+        with self._lock:
+            self._held = True
+            unstarted, self._queue = list(self._queue), collections.deque()
+            return unstarted
+
+    def release(self) -> None:
+        with self._lock:
+            self._held = False
+
+    def finished(self, seeds: list[Seed]) -> None:
+        with self._lock:
+            for seed in seeds:
+                self._taken.pop(seed, None)
+
+    def orphans(self) -> list[Seed]:
+        """Seeds taken by runners that have since been replaced (each reported once)."""
+        with self._lock:
+            lost, self._lost = self._lost, []
+            return lost
+
+
+class DispenserFeed:
+    """The SeedFeed of an env in a remote evaluation runner: asks the dispenser at each reset."""
+
+    heartbeat: Heartbeat | None = None
+    cancelled = False
+
+    def __init__(self, dispenser_name: str, worker_index: int):
+        self._name = dispenser_name
+        self._worker_index = worker_index
+        self._handle: Any = None
+
+    def take(self) -> Seed | None:
+        import ray
+
+        if self._handle is None:
+            self._handle = ray.get_actor(self._name)
+        seed = ray.get(self._handle.take.remote(self._worker_index, os.getpid()))
+        return None if seed is None else (int(seed[0]), int(seed[1]))
+
+
+class DispenserPump:
+    """The driver's side: keeps a SeedDispenser topped up from the path's feed (a thread, while evaluate()
+    runs), about `target` seeds queued: a few per remote runner."""
+
+    def __init__(self, name: str, relay: FeedRelay, target: int):
+        import ray
+
+        self.name = name
+        self.handle: Any = ray.remote(SeedDispenser).options(name=name, num_cpus=0, max_concurrency=64).remote()
+        self._relay = relay
+        self._target = target
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._pump, name=f"pump-{self.name}", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _pump(self) -> None:
+        import ray
+
+        while not self._stop.is_set():
+            queued = ray.get(self.handle.wait_below.remote(self._target // 2 + 1, 0.1))
+            seeds: list[Seed] = []
+            while queued + len(seeds) < self._target:
+                seed = self._relay.take()
+                if seed is None:
+                    break
+                seeds.append(seed)
+            if seeds:
+                self.handle.offer.remote(seeds)
+            elif queued >= self._target // 2 + 1 or self._relay.dry:
+                self._stop.wait(0.02)
+
+    def hold(self) -> list[Seed]:
+        """The seeds no env has taken yet, no longer running (the caller gives them back to the engine)."""
+        import ray
+
+        unstarted: list[Seed] = [(int(s), int(b)) for s, b in ray.get(self.handle.drain.remote(),
+                                                                      timeout=CONTROL_TIMEOUT_S)]
+        for seed in unstarted:
+            self._relay.finish(seed)
+        return unstarted
+
+    def release(self) -> None:
+        import ray
+
+        ray.get(self.handle.release.remote(), timeout=CONTROL_TIMEOUT_S)
+
+    def finished(self, seeds: list[Seed]) -> None:
+        self.handle.finished.remote(seeds)
+
+    def reclaim(self) -> list[Seed]:
+        """Seeds of runners that died (RLlib restarted them): queued again, first."""
+        import ray
+
+        lost = ray.get(self.handle.orphans.remote())
+        if lost:
+            self.handle.offer.remote(lost, True)
+        return lost
+
+    def close(self) -> None:
+        import ray
+
+        self.stop()
+        try:
+            ray.kill(self.handle)
+        except Exception:  # Ray already down
+            pass
