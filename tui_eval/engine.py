@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from tui_eval.errors import first_line
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, StateChanged
 from tui_eval.feed import Heartbeat, Seed
+from tui_eval.frames.hub import FrameHub
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ReturnBounds, ReturnsSnapshot, RunStats
@@ -50,6 +51,7 @@ class _PathFeed:
         self._engine = engine
         self._name = name
         self.heartbeat = engine.heartbeat
+        self.frames = engine.frames.tap(name)  # the env shown in a frame view sends its frames here
 
     def take(self) -> Seed | None:
         return self._engine._next_seed(self._name)
@@ -83,6 +85,7 @@ class Engine:
         self._wake = threading.Condition(self._lock)
         self._state = {n: _PathState(cursor=seeds.start) for n in self.paths}
         self.heartbeat = Heartbeat()  # where the paths' envs note their steps, for the watchdog
+        self.frames = FrameHub()  # idle (no rendering) until a viewer asks for frames
         self._pending_explore: dict[str, bool] = {}
         self._paused = False
         self._stopping = False
