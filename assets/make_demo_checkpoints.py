@@ -22,7 +22,8 @@ DEMOS = {
     "ppo_pendulum": ("Pendulum-v1", 5, {"lr": 1e-3}),
     # a pixel demo for --frames / record: LunarLander renders through rgb_array; an MLP learns to
     # hover and land within a few minutes of CPU
-    "ppo_lunarlander": ("LunarLander-v3", 40, {"lr": 1e-3, "train_batch_size_per_learner": 4000, "minibatch_size": 500}),
+    "ppo_lunarlander": ("LunarLander-v3", 40,
+                        {"lr": 1e-3, "train_batch_size_per_learner": 4000, "minibatch_size": 500}),
 }
 HIDDEN = {"ppo_lunarlander": [64, 64]}
 

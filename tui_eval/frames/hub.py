@@ -144,6 +144,7 @@ class PathTap:
         self.every_step = False
         self.max_side = MAX_SIDE
         self.keep_frames: int | None = KEEP_FRAMES
+        self.render_fps: float | None = None  # the shown env's metadata["render_fps"]
         self._from_obs = False
         self._restore: tuple[Any, Any] | None = None  # (env, render_mode) to put back
         self._next_at = 0.0
@@ -200,6 +201,7 @@ class PathTap:
     def _prepare(self, env: Any) -> str | None:
         """Make `env` able to give frames; why not, when it cannot."""
         self._from_obs = is_image_space(env.observation_space)
+        self.render_fps = (getattr(env, "metadata", None) or {}).get("render_fps")
         if self._from_obs or env.render_mode == "rgb_array":
             return None
         modes = list((getattr(env, "metadata", None) or {}).get("render_modes") or [])
