@@ -76,7 +76,7 @@ class EvalApp(FrameActions, RunActions, App[int]):
         Binding("b", "toggle_view", "blocks"),
         Binding("x", "explore", "explore"),
         Binding("e", "export", "export"),
-        Binding("v", "frames", "frames"),
+        Binding("v", "frames", "frames", show=False),
         Binding("c", "clip", "clip", show=False),
         Binding("d", "diagnose", "diagnose", show=False),  # in the help (?): the footer keeps q at 80 columns
         Binding("f", "filter_path", "filter path", show=False),

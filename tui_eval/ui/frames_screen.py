@@ -39,10 +39,10 @@ class FramesScreen(Screen):
         Binding("space,p", "pause", "pause"),
         Binding("left", "step(-1)", "◀ frame"),
         Binding("right", "step(1)", "frame ▶"),
-        Binding("left_square_bracket", "seed(1)", "older seed"),
-        Binding("right_square_bracket", "seed(-1)", "newer seed"),
+        Binding("left_square_bracket", "seed(1)", "older seed", show=False),
+        Binding("right_square_bracket", "seed(-1)", "newer seed", show=False),
         Binding("s", "switch", "one/both"),
-        Binding("c", "clip", "clip"),
+        Binding("c", "clip", "clip", show=False),
     ]
     DEFAULT_CSS = """
     FramesScreen #frames-title { height: 1; padding: 0 1; background: $panel; }
@@ -77,6 +77,7 @@ class FramesScreen(Screen):
 
     def on_mount(self) -> None:
         self._arrange()
+        self.query_one("#frames-title", Static).update(Text("frames · waiting for the paths to load…", style="bold"))
         threading.Thread(target=self._poll, name="tui-eval-frames", daemon=True).start()
 
     def on_unmount(self) -> None:
