@@ -73,6 +73,8 @@ class FramePane(Vertical):
         self.image: Widget = (CellImage(options.colors) if options.renderer == "halfblock"
                               else _graphics_widget(options.renderer))
         self.frame: Frame | None = None
+        self.label_text = Text(path)  # what the label and message say (read by tests and the title)
+        self.message_text = ""
 
     def compose(self):
         yield self.label
@@ -93,10 +95,12 @@ class FramePane(Vertical):
         if note:
             label.append(f"  {note}", style="dim italic")
         self.label.update(label)
+        self.label_text = label
         message = ""
         if frame is None:
             message = (pane.problem if pane is not None and pane.problem else
                        "waiting for this path to play the seed shown…")
+        self.message_text = message
         self.message.update(Text(message, style="italic"))
         self.message.display = bool(message)
         if frame is not None:
