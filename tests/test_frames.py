@@ -174,3 +174,28 @@ def test_headless_frames_is_bad_input():
 
 def test_wait_until_is_available():  # the helpers this file leans on exist (a renamed helper fails here first)
     assert wait_until(lambda: True)
+
+
+def test_an_attached_viewer_gets_small_frames_over_the_control_channel(tmp_path):
+    from tui_eval.runtime.control import ControlClient, ControlServer
+
+    engine = _engine(tmp_path, "--num-envs", "2", "--episodes", "4")
+    server = ControlServer(engine, engine.log.path)
+    try:
+        engine.start()
+        client = ControlClient(engine.log.path)
+
+        def framed():
+            reply = client.send("frames", paths=["connectors", "vs"], size=[48, 32])
+            view = view_from_json(reply["view"])
+            return view if all(p.frames for p in view.panes) else None
+
+        view = wait_until(framed, timeout=60, interval=0.1)  # asking is what turns the rendering on
+        assert engine.frames.active and not engine.frames.always
+        image = view.panes[0].frames[-1].image
+        assert image.shape[1] <= 48 and image.shape[0] <= 32 and image.shape[2] == 3  # scaled for the viewer
+        assert view.panes[0].key == view.panes[1].key or view.panes[1].key is None
+        assert engine.wait(90)
+    finally:
+        server.close()
+        engine.close()
