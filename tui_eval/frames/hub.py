@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.frames.images import as_rgb, fit, is_image_space, quiet_pygame
+from tui_eval.frames.images import as_rgb, fit, is_image_space, quiet_pygame, shrink
 
 #: (block, seed): orders seeds as the paths walk them
 Key = tuple[int, int]
@@ -226,7 +226,7 @@ class PathTap:
             self.problem = f"this env cannot show frames ({why})"
             self._release()
             return
-        image = fit(image, self.max_side, self.max_side)
+        image = shrink(image, self.max_side)
         frame = Frame(episode.step, episode.ret, image)
         with self.hub.lock:
             episode.frames.append(frame)
