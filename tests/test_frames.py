@@ -16,7 +16,8 @@ from tui_eval.frames.wire import view_from_json, view_to_json
 LUNAR = ASSETS / "ppo_lunarlander"
 POINTGOAL = ASSETS / "rsl_pointgoal" / "model_39.pt"
 
-RED, GREEN, BLUE, WHITE, BLACK, GREY = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255), (0, 0, 0), (128, 128, 128)
+RED, GREEN, BLUE = (255, 0, 0), (0, 255, 0), (0, 0, 255)
+WHITE, BLACK, GREY = (255, 255, 255), (0, 0, 0), (128, 128, 128)
 
 
 def _cells(lines):
