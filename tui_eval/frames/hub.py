@@ -6,8 +6,8 @@ Rendering stays off the hot path:
 - Each path's envs reach their path's `PathTap` through the seed feed, as they reach the watchdog's
   heartbeat. At a seeded reset the tap may make that env the shown one; every other env only checks
   one attribute per step (`GuardedEnv.shown is None`).
-- Only the shown env renders (`render_mode="rgb_array"` is set on it alone while it is shown, and put
-  back after), or its observation is the frame when it is an image (CarRacing). At most `fps` frames a
+- Only the shown env renders (`render_mode="rgb_array"` is set on it alone for the render call, so its
+  steps run as unrendered), or its observation is the frame when it is an image (CarRacing). At most `fps` frames a
   second are taken, whatever the evaluation speed; the rest are dropped, never queued. Frames are kept
   scaled down, the last KEEP_FRAMES of each of the last KEEP_EPISODES episodes per path.
 
@@ -146,7 +146,6 @@ class PathTap:
         self.keep_frames: int | None = KEEP_FRAMES
         self.render_fps: float | None = None  # the shown env's metadata["render_fps"]
         self._from_obs = False
-        self._restore: tuple[Any, Any] | None = None  # (env, render_mode) to put back
         self._next_at = 0.0
 
     # ---- from the envs
@@ -209,15 +208,25 @@ class PathTap:
             return (f"this env cannot show frames: it does not render rgb_array (render_modes: "
                     f"{', '.join(modes) or 'none'}) and its observations are not images")
         quiet_pygame()
-        base = env.unwrapped
-        self._restore = (base, base.render_mode)
-        base.render_mode = "rgb_array"  # this env alone, while it is shown
         return None
+
+    def _render(self, env: Any) -> Any:
+        """One frame. An env made without a render mode gets rgb_array for this call only: its steps never
+        see a render mode, so they cost and do what they do unrendered (LunarLander adds exhaust particle
+        bodies to its world while it has one: 3-4x slower steps)."""
+        if env.render_mode == "rgb_array":
+            return env.render()
+        base = env.unwrapped
+        mode, base.render_mode = base.render_mode, "rgb_array"
+        try:
+            return env.render()
+        finally:
+            base.render_mode = mode
 
     def _capture(self, env: Any, obs: Any, episode: Episode) -> None:
         self._next_at = time.monotonic() + 1.0 / max(self.hub.fps, 0.1)
         try:
-            image = as_rgb(obs if self._from_obs else env.render())
+            image = as_rgb(obs if self._from_obs else self._render(env))
         except Exception as exc:  # a renderer that fails must never stop the run
             image, why = None, f"{type(exc).__name__}: {exc}"
         else:
@@ -235,7 +244,3 @@ class PathTap:
         env, self.env = self.env, None
         if env is not None:
             env.shown = None
-        if self._restore is not None:
-            base, mode = self._restore
-            self._restore = None
-            base.render_mode = mode
