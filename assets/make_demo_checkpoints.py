@@ -1,4 +1,4 @@
-"""Train the small demo checkpoints bundled in assets/ (CPU, about a minute each).
+"""Train the small demo checkpoints bundled in assets/ (CPU, about a minute each; LunarLander a few).
 
     python assets/make_demo_checkpoints.py            # all
     python assets/make_demo_checkpoints.py cartpole   # one
@@ -20,7 +20,12 @@ DEMOS = {
     # name: (env, iterations, extra training settings)
     "ppo_cartpole": ("CartPole-v1", 12, {"lr": 1e-3}),
     "ppo_pendulum": ("Pendulum-v1", 5, {"lr": 1e-3}),
+    # a pixel demo for --frames / record: LunarLander renders through rgb_array; an MLP learns to
+    # hover and land within a few minutes of CPU
+    "ppo_lunarlander": ("LunarLander-v3", 40,
+                        {"lr": 1e-3, "train_batch_size_per_learner": 4000, "minibatch_size": 500}),
 }
+HIDDEN = {"ppo_lunarlander": [64, 64]}
 
 
 def train(name: str) -> Path:
@@ -32,8 +37,8 @@ def train(name: str) -> Path:
         PPOConfig()
         .environment(env_id)
         .env_runners(num_env_runners=0, num_envs_per_env_runner=4)
-        .training(train_batch_size_per_learner=2000, minibatch_size=250, num_epochs=6, **training)
-        .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[32, 32]))
+        .training(**{"train_batch_size_per_learner": 2000, "minibatch_size": 250, "num_epochs": 6, **training})
+        .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=HIDDEN.get(name, [32, 32])))
         .debugging(seed=7)
     )
     algo = config.build_algo()

@@ -14,11 +14,13 @@ COMMANDS = """\
 commands:
   tui-eval CHECKPOINT [options]            live monitor: both inference paths of the checkpoint, side by side
   tui-eval CHECKPOINT --headless [...]     no UI: progress on stderr, summary table on stdout (--json FILE)
-  tui-eval demo [rllib|pendulum|rsl_rl] [options]
+  tui-eval demo [rllib|pendulum|rsl_rl|lunarlander] [options]
                                            the same on a bundled demo checkpoint
   tui-eval diagnose CHECKPOINT [options] [--seed S] [--json FILE]
                                            why do the paths differ? findings, best first
   tui-eval CHECKPOINT --detach [...]       start in the background; prints the run's name and log path
+  tui-eval record CHECKPOINT --seed S --out FILE.gif|.mp4 [--paths A,B] [--stride N] [run options]
+                                           a clip of one seed, the paths side by side (MP4: the mp4 extra)
   tui-eval ls                              list your runs, wherever their logs are: state, episodes, verdict
   tui-eval attach [RUN] [--headless] [--json FILE] [--serve [--port P] [--host H]]
                                            open a run (live: its controls work; or finished); RUN = name or
@@ -77,6 +79,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent-cfg", help="rsl_rl: the runner config (yaml/json)")
     p.add_argument("--activation", help="rsl_rl: activation when the config is inferred from the weights")
     p.add_argument("--vecenv", help="rsl_rl: module:function returning an rsl_rl VecEnv")
+    p.add_argument("--frames", action="store_true",
+                   help="open the frame panel: the paths playing the same seed, rendered (key v in the app)")
+    p.add_argument("--frames-renderer", choices=None, metavar="halfblock|kitty|sixel|off",
+                   help="how frames are drawn (default: Kitty graphics or Sixel where the terminal has them, "
+                        "else half-block cells)")
+    p.add_argument("--frames-fps", type=float, help="frames shown per second at most (default 10)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -182,9 +190,21 @@ def _quiet_libraries() -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
+def frame_options(args: argparse.Namespace):
+    """The app's frame options; BadInput for a headless run asked to show frames."""
+    if args.headless and (args.frames or args.frames_renderer or args.frames_fps):
+        raise BadInput("--frames shows frames in the live app; drop --headless (or use tui-eval record for a clip)")
+    if args.detach:
+        return None
+    from tui_eval.ui.frame_renderers import choose
+
+    return choose(args.frames_renderer, args.frames, args.frames_fps)
+
+
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     spec = spec_from_args(args)
+    frames = frame_options(args)
     if args.detach:
         from tui_eval.runtime.detach import start_detached
 
@@ -194,7 +214,7 @@ def run(argv: list[str]) -> int:
     from tui_eval.runtime.owner import RunOwner
 
     owner = RunOwner(spec)  # output paths checked and the log taken before anything is loaded
-    return execute(spec, owner, headless=args.headless)
+    return execute(spec, owner, headless=args.headless, frames=frames)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
             from tui_eval.doctor.command import diagnose
 
             return diagnose(argv[1:])
+        if argv and argv[0] == "record":
+            return record_command(argv[1:])
         if argv and argv[0] == "ls":
             from tui_eval.runs import list_runs
 
@@ -244,6 +266,29 @@ def _joins_cluster(argv: list[str]) -> bool:
 
         return saved_ray_address(argv[1:]) is not None
     return False
+
+
+def record_command(argv: list[str]) -> int:
+    parser = _Parser(prog="tui-eval record", description="A clip of one seed, the paths side by side.")
+    parser.add_argument("checkpoint", help="an RLlib checkpoint directory or Tune run, or an rsl_rl model_*.pt")
+    parser.add_argument("--seed", type=int, required=True, help="the seed every path plays")
+    parser.add_argument("--out", required=True, help="the clip: FILE.gif, or FILE.mp4 (pip install 'tui-eval[mp4]')")
+    parser.add_argument("--stride", type=int, default=1, help="keep every Nth step's frame (default 1: every step)")
+    _add_run_options(parser)
+    args = parser.parse_args(argv)
+    for option in ("headless", "detach", "frames", "fail_on_differ"):
+        if getattr(args, option):
+            raise BadInput(f"record does not take --{option.replace('_', '-')}; see tui-eval record --help")
+    for option in ("episodes", "seeds", "log", "json", "num_envs", "frames_renderer", "frames_fps"):
+        if getattr(args, option) is not None:
+            raise BadInput(f"record plays one seed (--seed S) on one env per path; it does not take "
+                           f"--{option.replace('_', '-')}")
+    _quiet_libraries()
+    from pathlib import Path
+
+    from tui_eval.frames.record import record
+
+    return record(spec_from_args(args), args.seed, Path(args.out), args.stride)
 
 
 def entry() -> None:

@@ -12,6 +12,7 @@ DEMOS = {
     "rllib": "ppo_cartpole",  # RLlib PPO, CartPole-v1 (discrete actions)
     "pendulum": "ppo_pendulum",  # RLlib PPO, Pendulum-v1 (continuous actions)
     "rsl_rl": "rsl_pointgoal/model_39.pt",  # rsl_rl PPO on the bundled PointGoal-v0 task
+    "lunarlander": "ppo_lunarlander",  # RLlib PPO, LunarLander-v3: a pixel demo for --frames and record
 }
 
 

@@ -18,6 +18,7 @@ from tui_eval.engine_feed import PathFeed
 from tui_eval.errors import first_line
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, StateChanged
 from tui_eval.feed import Heartbeat, Seed
+from tui_eval.frames.hub import FrameHub
 from tui_eval.paths.base import InferencePath, PathGivenUp
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ComparisonSummary, ReturnBounds, ReturnsSnapshot, RunStats
@@ -69,6 +70,7 @@ class Engine:
         self._wake = threading.Condition(self._lock)
         self._state = {n: _PathState(cursor=seeds.start) for n in self.paths}
         self.heartbeat = Heartbeat()  # where the paths' envs note their steps, for the watchdog
+        self.frames = FrameHub()  # idle (no rendering) until a viewer asks for frames
         self._pending_explore: dict[str, bool] = {}
         self._paused = False
         self._stopping = False

@@ -18,6 +18,7 @@ class PathFeed:
         self._engine = engine
         self._name = name
         self.heartbeat = engine.heartbeat
+        self.frames = engine.frames.tap(name)  # the env shown in a frame view sends its frames here
 
     def take(self) -> Seed | None:
         return self._engine._next_seed(self._name)

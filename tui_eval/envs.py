@@ -89,6 +89,9 @@ class GuardedEnv(gym.Wrapper):
         self._last_obs: Any = None
         self._pending_invalid: str | None = None
         self._woken_with: tuple[int, int] | None = None  # a seed taken while idle, for the next reset
+        # the path's frame tap while this env is the one whose frames are shown (tui_eval.frames.hub);
+        # None otherwise, so that every other env pays one attribute check per step
+        self.shown: Any = None
 
     def _tag(self, info: dict[str, Any]) -> dict[str, Any]:
         info[SEED_KEY] = self.seed
@@ -118,10 +121,15 @@ class GuardedEnv(gym.Wrapper):
                 self._pending_invalid = "non-finite observation at reset"
                 obs = self.observation_space.sample()
         self._last_obs = obs
+        tap = getattr(self.feed, "frames", None)
+        if tap is not None:
+            self.shown = tap if tap.on_reset(self, (self.block, seed), obs) else None
         return obs, self._tag(dict(info))
 
     def _invalid(self, reason: str):
         info = self._tag({INVALID_KEY: reason, SUCCESS_KEY: False})
+        if self.shown is not None:
+            self.shown.on_step(self, self._last_obs, 0.0, True)
         return self._last_obs, 0.0, True, False, info
 
     def step(self, action):
@@ -157,6 +165,8 @@ class GuardedEnv(gym.Wrapper):
             # step would make a vector env gather two more info arrays per step.
             info = self._tag(info)  # envs hand out a fresh info dict per step; adding our keys is harmless
             info[SUCCESS_KEY] = read_success(info, self.success_key)
+        if self.shown is not None:
+            self.shown.on_step(self, obs, reward, terminated or truncated)
         return obs, float(reward), bool(terminated), bool(truncated), info
 
 

@@ -3,14 +3,15 @@
 `SeedFeed` is the one idea: something that hands out `(seed, block)` pairs, one per episode to start,
 and None when no episode should start now (paused, stopping, block done). The engine makes one per path;
 envs built once, before any run, hold a `FeedRelay`, which forwards to the feed of the `run` call in
-progress. A feed carries the run's `Heartbeat`, where envs note the steps they are in.
+progress. A feed carries the run's `Heartbeat`, where envs note the steps they are in, and may carry a `frames`
+tap, where the env whose frames are shown sends them (read with getattr: optional).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from typing import Protocol
+from typing import Any, Protocol
 
 #: (seed, block): which seed an episode runs and the seed block it belongs to
 Seed = tuple[int, int]
@@ -91,6 +92,11 @@ class FeedRelay:
     @property
     def heartbeat(self) -> Heartbeat | None:
         return None if self.feed is None else self.feed.heartbeat
+
+    @property
+    def frames(self) -> Any:
+        """The path's frame tap (tui_eval.frames.hub.PathTap), where its shown env's frames go; or None."""
+        return getattr(self.feed, "frames", None)
 
 
 class SupervisedFeed(SeedFeed, Protocol):

@@ -104,6 +104,9 @@ def attach(argv: list[str]) -> int:
     parser.add_argument("--serve", action="store_true", help="serve the app to a browser (textual-serve)")
     parser.add_argument("--host", default="127.0.0.1", help="--serve: the address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="--serve: the port (default 8000)")
+    parser.add_argument("--frames", action="store_true", help="open the frame panel (a live run's frames)")
+    parser.add_argument("--frames-renderer", metavar="halfblock|kitty|sixel|off", help="how frames are drawn")
+    parser.add_argument("--frames-fps", type=float, help="frames shown per second at most (default 10)")
     args = parser.parse_args(argv)
     path = resolve_run(args.run)
     log = open_log(path)
@@ -113,8 +116,9 @@ def attach(argv: list[str]) -> int:
         return serve_viewer(path, args.host, args.port)
     if not args.headless:
         from tui_eval.runtime.app_process import run_viewer
+        from tui_eval.ui.frame_renderers import choose
 
-        return run_viewer(path)
+        return run_viewer(path, frames=choose(args.frames_renderer, args.frames, args.frames_fps))
     meta, records = log.meta(), log.records()
     summary = build_summary(meta, replay(meta, records), records)
     summary["status"] = true_status(path, meta)

@@ -94,13 +94,13 @@ def finish_live(app, code: int, out=None, err=None, owner: RunOwner | None = Non
     return code
 
 
-def run_app(plan, owner: RunOwner | None = None) -> int:
+def run_app(plan, owner: RunOwner | None = None, frames=None) -> int:
     """`tui-eval CKPT`: the live app; after it exits, the summary table on stdout. Returns the exit code."""
     from tui_eval.ui.app import EvalApp
 
     app = EvalApp(plan, on_hangup=None if owner is None else owner.mark_hung_up,
                   on_terminate=None if owner is None else owner.mark_terminated,
-                  on_engine=None if owner is None else owner.serve)
+                  on_engine=None if owner is None else owner.serve, frames=frames)
     stderr_file = stderr_path(plan.log_path)
     with library_output_to(stderr_file):
         try:
@@ -161,7 +161,7 @@ def _wait_while_loading(log: Path, timeout: float = 600.0) -> None:
         time.sleep(0.2)
 
 
-def run_viewer(log_path: str | Path) -> int:
+def run_viewer(log_path: str | Path, frames=None) -> int:
     """`tui-eval attach`: the same app over a run log (live or finished); a live run's controls work
     through its control channel."""
     from tui_eval.runtime import ownership
@@ -171,6 +171,6 @@ def run_viewer(log_path: str | Path) -> int:
     control = ControlClient(log_path)
     _wait_while_loading(Path(log_path))
     live = ownership.holder(log_path) is not None and control.available()
-    app = EvalApp(log_path=log_path, control=control if live else None)
+    app = EvalApp(log_path=log_path, control=control if live else None, frames=frames)
     code = app.run()
     return EXIT_OK if code is None else code

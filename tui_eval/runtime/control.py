@@ -19,8 +19,9 @@ from typing import Any
 
 from tui_eval.engine import Engine
 from tui_eval.errors import first_line
+from tui_eval.frames.wire import view_to_json, wire_size
 
-COMMANDS = ("status", "pause", "resume", "toggle_pause", "resample", "explore", "stop")
+COMMANDS = ("status", "pause", "resume", "toggle_pause", "resample", "explore", "stop", "frames")
 
 
 def socket_path(log: str | Path) -> Path:
@@ -35,6 +36,17 @@ def socket_path(log: str | Path) -> Path:
 def engine_status(engine: Engine) -> dict[str, Any]:
     return {"ok": True, "state": engine.state, "blocks": [[b.start, b.stop] for b in engine.blocks],
             "explore": {name: engine.explore_of(name) for name in engine.paths}}
+
+
+def frames_reply(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
+    """`{"cmd": "frames", "paths": [...], "key": [block, seed] | null, "history": bool, "size": [w, h]}`:
+    the frames a viewer shows (and a lease: the run renders only while someone keeps asking)."""
+    paths = [p for p in request.get("paths") or list(engine.paths) if isinstance(p, str)]
+    engine.frames.want()
+    key = request.get("key")
+    view = engine.frames.view(paths, (int(key[0]), int(key[1])) if key else None, bool(request.get("history")),
+                              wire_size(request.get("size")))
+    return {**engine_status(engine), "view": view_to_json(view)}
 
 
 class ControlServer:
@@ -77,6 +89,8 @@ class ControlServer:
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         cmd, engine = request.get("cmd"), self.engine
+        if cmd == "frames":
+            return frames_reply(engine, request)
         if cmd not in COMMANDS:
             return {"ok": False, "error": f"unknown command {cmd!r}; one of {', '.join(COMMANDS)}"}
         if cmd in ("pause", "resume", "toggle_pause", "resample", "explore") and engine.state in ("done", "stopping"):

@@ -9,7 +9,7 @@ from tui_eval.spec import BadInput, RunSpec
 from .owner import RunOwner
 
 
-def execute(spec: RunSpec, owner: RunOwner, *, headless: bool) -> int:
+def execute(spec: RunSpec, owner: RunOwner, *, headless: bool, frames=None) -> int:
     """Plan and run `spec` in this process, which owns its log (`owner`)."""
     from tui_eval.session import plan_run, start_engine
     from tui_eval.user_code import import_user_code
@@ -24,7 +24,7 @@ def execute(spec: RunSpec, owner: RunOwner, *, headless: bool) -> int:
         if not headless:
             from tui_eval.runtime.app_process import run_app
 
-            return run_app(plan, owner)
+            return run_app(plan, owner, frames=frames)
         err = sys.stderr
         _print_plan(plan, err)
         engine = start_engine(plan, on_loaded=lambda name, s: err.write(f"{'loaded ' + name:>17}: {s:.1f}s\n"))

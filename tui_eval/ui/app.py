@@ -31,6 +31,8 @@ from tui_eval.stats import ComparisonSummary
 
 from . import messages as msg
 from .actions import RunActions
+from .frame_actions import FrameActions
+from .frame_renderers import FrameOptions
 from .inbox import Inbox
 from .source import FACT_KEYS, LiveSource, LogSource
 from .widgets import (
@@ -64,7 +66,7 @@ class Panel(Vertical, can_focus=True):
     """
 
 
-class EvalApp(RunActions, App[int]):
+class EvalApp(FrameActions, RunActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "tui-eval"
     ENABLE_COMMAND_PALETTE = False
@@ -76,6 +78,8 @@ class EvalApp(RunActions, App[int]):
         Binding("b", "toggle_view", "blocks"),
         Binding("x", "explore", "explore"),
         Binding("e", "export", "export"),
+        Binding("v", "frames", "frames", show=False),
+        Binding("c", "clip", "clip", show=False),
         Binding("d", "diagnose", "diagnose", show=False),  # in the help (?): the footer keeps q at 80 columns
         Binding("f", "filter_path", "filter path", show=False),
         Binding("i", "filter_invalid", "invalid only", show=False),
@@ -88,8 +92,10 @@ class EvalApp(RunActions, App[int]):
 
     def __init__(self, plan=None, *, log_path: str | Path | None = None, control=None, refresh_hz: float = REFRESH_HZ,
                  stats_interval: float = STATS_INTERVAL, on_engine: Callable | None = None,
-                 on_hangup: Callable[[], None] | None = None, on_terminate: Callable[[], None] | None = None):
+                 on_hangup: Callable[[], None] | None = None, on_terminate: Callable[[], None] | None = None,
+                 frames: FrameOptions | None = None):
         super().__init__()
+        self.frame_options = frames or FrameOptions()
         self._on_engine = on_engine  # called with the engine once loaded (the run's owner serves it)
         self._on_hangup = on_hangup  # the terminal is gone: leave the screen, the run goes on
         self._on_terminate = on_terminate  # SIGTERM: stop the run
@@ -173,6 +179,8 @@ class EvalApp(RunActions, App[int]):
                        f"view and the run goes on (tui-eval stop {self.log_path.stem} ends it)", sticky=True)
             self.source.start()
         self._tick()
+        if self.frame_options.show:
+            self.open_frames()
 
     def _handle_signals(self) -> None:
         loop = asyncio.get_running_loop()
@@ -220,6 +228,7 @@ class EvalApp(RunActions, App[int]):
             message.engine.close()
             return
         self.engine = message.engine
+        self.engine.frames.fps = self.frame_options.fps
         self.source = LiveSource(self.engine, self.inbox, self.facts, self.device)
         self.source.start()
         self.query_one(StatusLine).say(

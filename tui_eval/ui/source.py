@@ -17,6 +17,8 @@ from typing import Any
 
 from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, StateChanged
+from tui_eval.frames.hub import FrameView, Key
+from tui_eval.frames.wire import view_from_json
 from tui_eval.spec import SeedBlock
 from tui_eval.stats import ComparisonSummary, ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
@@ -84,6 +86,11 @@ class LiveSource:
 
     def meta(self) -> dict[str, Any]:
         return self.engine.log.meta()
+
+    def frames(self, paths: list[str], key: Key | None, history: bool, size: tuple[int, int]) -> FrameView | None:
+        """The shown envs' frames (the panes scale them; `size` matters on the wire only)."""
+        self.engine.frames.want()
+        return self.engine.frames.view(paths, key, history)
 
     # ---- controls
     def start(self) -> None:
@@ -262,6 +269,14 @@ class LogSource:
 
     def meta(self) -> dict[str, Any]:
         return dict(self._meta)
+
+    def frames(self, paths: list[str], key: Key | None, history: bool, size: tuple[int, int]) -> FrameView | None:
+        """Frames from the live run's owner, over its control channel; None when the run is not live."""
+        if self.control is None:
+            return None
+        reply = self._command("frames", paths=paths, key=list(key) if key else None, history=history,
+                              size=list(size))
+        return view_from_json(reply["view"])
 
     # ---- controls: through the live run's control channel, when it has one
     @property

@@ -21,6 +21,8 @@ KEYS = (
     ("tab", "move between panels (↑↓ PgUp PgDn Home End in the log)"),
     ("h", "show or hide the return histograms"),
     ("d", "diagnose: why do the paths differ? ranked findings (settings, connector state, stage, step)"),
+    ("v", "frames: the paths playing the same seed, rendered (space pause, ←/→ step, [ ] seed, s one/both)"),
+    ("c", "on an episode: a clip of its seed, the paths side by side (<log>.seed-S.gif)"),
     ("q", "quit: stop the run; the log keeps every finished episode; the summary is printed"),
     ("ctrl+c", "the same, with exit code 130 (interrupted)"),
 )
