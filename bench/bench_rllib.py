@@ -6,8 +6,12 @@ Contenders, all on the same envs count, explore off (discrete actions: greedy = 
   bare        the same vector env + one RLModule forward per step + argmax, no bookkeeping at all
   connectors  tui-eval's `connectors` path (stock pipelines fused into batched calls)
   generic     the same with --generic-connectors (RLlib's pipelines and episodes, step by step)
-  evaluate    tui-eval's `evaluate` path (Algorithm.evaluate() on a local evaluation EnvRunner)
-  plain       a plain Algorithm.evaluate() call of the same number of episodes, on the same envs count
+  evaluate    tui-eval's `evaluate` path (Algorithm.evaluate() on a local evaluation EnvRunner), every one of
+              the N seeds run to its end (the run's tail: envs idle while the last episodes finish)
+  evaluate-first-n  the same path fed seeds without end and stopped once N episodes finished, the rule
+              plain evaluate() stops by (episodes still running are dropped, as plain drops them)
+  plain       a plain Algorithm.evaluate() call of the same number of episodes, on the same envs count: it
+              stops at the first N episodes to finish, whichever they are (short ones finish first)
 Steps are counted for finished episodes only, for every contender. Targets: evaluate >= 0.9x plain,
 connectors >= 0.8x bare.
 """
@@ -103,8 +107,41 @@ def path_runner(path, episodes: int):
     return run
 
 
+class _FirstN:
+    """Seeds without end, from a range of its own; cancelled once `episodes` of them have finished.
+    Episodes a previous round left running finish uncounted (as plain evaluate() drops its unfinished)."""
+
+    heartbeat = None
+    rounds = 0
+
+    def __init__(self, episodes: int):
+        _FirstN.rounds += 1
+        start = SEED0 + 10_000_000 * _FirstN.rounds
+        self.start, self.seeds, self.episodes, self.lengths = start, iter(range(start, 2**31)), episodes, []
+
+    @property
+    def cancelled(self) -> bool:
+        return len(self.lengths) >= self.episodes
+
+    def take(self):
+        return None if self.cancelled else (next(self.seeds), 0)
+
+    def emit(self, record) -> None:
+        if record.seed >= self.start:
+            self.lengths.append(record.length)
+
+
+def first_n_runner(path, episodes: int):
+    def run() -> int:
+        feed = _FirstN(episodes)
+        path.run(feed, feed.emit)
+        return sum(feed.lengths)
+
+    return run
+
+
 def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
-            env_config: dict | None = None) -> dict[str, float]:
+            env_config: dict | None = None, only: set[str] | None = None) -> dict[str, float]:
     from tui_eval.kinds.rllib import RllibKind
     from tui_eval.session import share_cpu_threads
     from tui_eval.spec import RunSpec
@@ -113,13 +150,15 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
     spec = dict(checkpoint=str(checkpoint), num_envs=num_envs, env_config=env_config or {})
     kind = RllibKind(checkpoint, RunSpec(**spec))
     generic_kind = RllibKind(checkpoint, RunSpec(**spec, generic_connectors=True))
-    contenders = {
-        "bare": bare_loop(kind, num_envs, episodes),
-        "connectors": path_runner(kind.build_path("connectors", explore=False), episodes),
-        "generic": path_runner(generic_kind.build_path("connectors", explore=False), episodes),
-        "evaluate": path_runner(kind.build_path("evaluate", explore=False), episodes),
-        "plain": plain_evaluate(kind, num_envs, episodes),
+    makers = {  # built only when measured
+        "bare": lambda: bare_loop(kind, num_envs, episodes),
+        "connectors": lambda: path_runner(kind.build_path("connectors", explore=False), episodes),
+        "generic": lambda: path_runner(generic_kind.build_path("connectors", explore=False), episodes),
+        "evaluate": lambda: path_runner(kind.build_path("evaluate", explore=False), episodes),
+        "evaluate-first-n": lambda: first_n_runner(kind.build_path("evaluate", explore=False), episodes),
+        "plain": lambda: plain_evaluate(kind, num_envs, episodes),
     }
+    contenders = {name: make() for name, make in makers.items() if not only or name in only}
     path_runner(kind.build_path("connectors", explore=False), num_envs)()  # warm-up
     return interleaved(contenders, rounds=rounds)
 
@@ -128,11 +167,16 @@ def report(title: str, rates: dict[str, float]) -> None:
     print(title)
     for name, rate in rates.items():
         print(f"  {name:<11} {rate:9.0f} env steps/s")
-    print(f"  evaluate / plain Algorithm.evaluate() = {rates['evaluate'] / rates['plain']:.2f}x  (target >= 0.9)")
-    print(f"  connectors / bare     = {rates['connectors'] / rates['bare']:.2f}x  (target >= 0.8)")
-    print(f"  connectors / evaluate = {rates['connectors'] / rates['evaluate']:.2f}x")
-    print(f"  connectors --generic-connectors / bare = {rates['generic'] / rates['bare']:.2f}x "
-          "(RLlib's pipelines called step by step)")
+    ratios = [
+        ("evaluate", "plain", "evaluate / plain Algorithm.evaluate()", "(target >= 0.9; every seed to its end)"),
+        ("evaluate-first-n", "plain", "evaluate / plain, both stopped at the first N episodes", "(target >= 0.9)"),
+        ("connectors", "bare", "connectors / bare", "(target >= 0.8)"),
+        ("connectors", "evaluate", "connectors / evaluate", ""),
+        ("generic", "bare", "connectors --generic-connectors / bare", "(RLlib's pipelines called step by step)"),
+    ]
+    for a, b, label, note in ratios:
+        if a in rates and b in rates:
+            print(f"  {label} = {rates[a] / rates[b]:.2f}x  {note}".rstrip())
 
 
 def main() -> None:
@@ -141,8 +185,10 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
+    parser.add_argument("--only", help="comma-separated contenders, e.g. evaluate,evaluate-first-n,plain")
     args = parser.parse_args()
-    rates = measure(args.checkpoint.resolve(), args.num_envs, args.episodes, args.rounds)
+    only = set(args.only.split(",")) if args.only else None
+    rates = measure(args.checkpoint.resolve(), args.num_envs, args.episodes, args.rounds, only=only)
     report(f"{args.checkpoint.name}, {args.num_envs} envs, {args.episodes} episodes per round, "
            f"median of {args.rounds} interleaved rounds, explore off", rates)
 

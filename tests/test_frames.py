@@ -10,6 +10,7 @@ import pytest
 from conftest import ASSETS, CARTPOLE, cli, wait_until
 
 from tui_eval.frames.cells import EIGHT_BIT, TRUECOLOR, halfblock_lines, xterm256
+from tui_eval.frames.hub import KEEP_FRAMES
 from tui_eval.frames.images import is_image_space
 from tui_eval.frames.wire import view_from_json, view_to_json
 
@@ -107,7 +108,10 @@ def test_the_hub_renders_one_env_per_path_and_shows_a_seed_both_paths_played(tmp
     assert view.key is not None and view.key in view.keys
     assert [p.key for p in view.panes] == [view.key, view.key]
     for pane in view.panes:
-        assert pane.frames and pane.frames[0].step == 0 and pane.done
+        steps = [f.step for f in pane.frames]
+        assert steps and steps == sorted(steps) and pane.done
+        # the reset frame is kept, unless the episode gave more frames than are kept (then the newest are)
+        assert steps[0] == 0 or len(steps) == KEEP_FRAMES
         assert pane.frames[-1].step == pane.step  # the last frame is the episode's end
         assert all(f.image.dtype == np.uint8 and f.image.shape[2] == 3 and max(f.image.shape) <= 256
                    for f in pane.frames)

@@ -47,7 +47,11 @@ def ensure_ray(num_cpus: int | None = None) -> None:
     from ray._private import ray_constants
 
     if ray.is_initialized():
-        return
+        if _temp_dir is None or ray.cluster_resources().get("CPU", 0) >= (num_cpus or 0):
+            return
+        # Ours, started earlier in this process with too few CPUs for the actors now asked for (a Python
+        # session or a test running several runs): they would wait for a CPU for ever. Start it again.
+        stop_ray()
     # Read at call time by ray's node-address lookup: the same effect as the variable, for a process
     # that imported ray before prepare_environment ran (a Python session, a test).
     ray_constants.ENABLE_RAY_CLUSTER = os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"].lower() in ("1", "true")
@@ -77,11 +81,28 @@ def stop_ray() -> None:
         import ray
 
         if ray.is_initialized():
+            _keep_tune_registrations()
             ray.shutdown()
     finally:
         if _temp_dir is not None:
             shutil.rmtree(_temp_dir, ignore_errors=True)
             _temp_dir = None
+
+
+def _keep_tune_registrations() -> None:
+    """Once Ray runs, Tune's registry (`tune.register_env`) keeps its entries in Ray's GCS only: they would
+    go with this Ray. Put them back in the registry's pending list, as before ray.init, so that a Ray
+    started later in this process (a test session, a notebook) still finds the user's envs."""
+    registry_module = sys.modules.get("ray.tune.registry")
+    if registry_module is None:
+        return
+    from ray.experimental.internal_kv import _internal_kv_get
+
+    registry = registry_module._global_registry
+    for category, key in list(registry._registered):
+        value = _internal_kv_get(registry_module._make_key(registry.prefix, category, key))
+        if value is not None:
+            registry._to_flush[(category, key)] = value
 
 
 def _sweep_left_behind() -> None:

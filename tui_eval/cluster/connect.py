@@ -25,12 +25,12 @@ def connect(spec: RunSpec, actors: int) -> None:
     """Join the cluster named by `--ray-address`, or start the local loopback Ray with room for `actors`."""
     import ray
 
-    if ray.is_initialized():
-        return
     if spec.ray_address is None:
         from tui_eval.local_ray import ensure_ray
 
         ensure_ray(num_cpus=actors)
+        return
+    if ray.is_initialized():
         return
     address = spec.ray_address
     _check_reachable(address)

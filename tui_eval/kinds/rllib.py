@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +69,7 @@ class RllibKind(CheckpointKind):
         if self.checkpoint != path:
             self.resolved_note = f"using the newest of {len(found)} checkpoint(s) under {path}: {self.checkpoint}"
         self.meta = self._read_marker()
-        ctor = self._read_ctor_while_preparing()
+        ctor = _load_pickle(self.checkpoint / "class_and_ctor_args.pkl")  # imports ray.rllib
         _quiet_ray_logs()
         try:
             self.algo_class = ctor["class"]
@@ -98,17 +97,6 @@ class RllibKind(CheckpointKind):
         self._check_observation_spaces()
 
     # ------------------------------------------------------------------ reading
-    def _read_ctor_while_preparing(self) -> Any:
-        """The checkpoint's class and config. Unpickling them imports RLlib and torch (seconds); meanwhile
-        Ray, when a path needs it, starts on this thread (ray.init must run on the main thread, and mostly
-        waits for its processes), so a run is ready seconds sooner. plan_run prepares again: a no-op."""
-        if self.spec.on_ray:  # plan_run joins the cluster (or starts Ray sized for the workers) first
-            return _load_pickle(self.checkpoint / "class_and_ctor_args.pkl")
-        with ThreadPoolExecutor(1, thread_name_prefix="tui-eval-read") as pool:
-            ctor = pool.submit(_load_pickle, self.checkpoint / "class_and_ctor_args.pkl")
-            self.prepare_process(list(self.spec.paths or self.default_paths))
-            return ctor.result()
-
     def _read_marker(self) -> dict[str, Any]:
         try:
             meta = json.loads((self.checkpoint / MARKER).read_text())
