@@ -39,6 +39,8 @@ def test_two_workers_run_every_seed_once_with_the_returns_of_one_process(tmp_pat
     assert len(path.placement) == 2 and all(" pid " in where for where in path.placement)
     # the actors run this checkout's code, not another installed copy
     assert all(slot.info["package"].startswith(str(ROOT)) for slot in path._slots)
+    # a frame view says why the workers' envs show nothing, rather than waiting for frames that never come
+    assert "Ray workers" in (engine.frames.view(["connectors"]).panes[0].problem or "")
     engine.start()
     try:
         assert engine.wait(120)

@@ -71,6 +71,9 @@ class Engine:
         self._state = {n: _PathState(cursor=seeds.start) for n in self.paths}
         self.heartbeat = Heartbeat()  # where the paths' envs note their steps, for the watchdog
         self.frames = FrameHub()  # idle (no rendering) until a viewer asks for frames
+        for name, path in self.paths.items():
+            if path.replicas > 1:  # its envs live in Ray workers: their frames are not sent back
+                self.frames.tap(name).problem = "no frames from Ray workers (--workers): run without it to watch"
         self._pending_explore: dict[str, bool] = {}
         self._paused = False
         self._stopping = False

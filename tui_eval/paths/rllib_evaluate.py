@@ -20,6 +20,7 @@ runs to its end, seeds are taken as envs reset, and calls can be short without c
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import socket
@@ -109,6 +110,9 @@ class RllibEvaluatePath(InferencePath):
         evaluation_config = config.evaluation_config if use_evaluation_config else None
         self.algo = algo_class.from_checkpoint(
             str(checkpoint), config=self._config(config, evaluation_config, num_envs, device, explore))
+        # The Algorithm sets RLlib's log level from its config; its warnings about evaluation durations do
+        # not apply to calls whose episodes carry on across calls.
+        logging.getLogger("ray.rllib").setLevel(logging.ERROR)
         where = f"{workers} remote evaluation EnvRunners" if workers else "a local evaluation EnvRunner"
         self.description = (f"Algorithm.from_checkpoint + Algorithm.evaluate() (evaluation config as RLlib merges "
                             f"it) on {where}, {num_envs} envs each, env {recipe.name}")
