@@ -45,6 +45,7 @@ SEEDS_PER_RUNNER = 4  # seeds waiting in the dispenser per remote runner
 #: seconds one evaluate() call aims at: long enough that its fixed costs (weight and connector-state
 #: sync, metrics reduce) stay small, short enough that stop and pause take effect quickly
 CALL_SECONDS = 1.0
+DRAIN_CALL_SECONDS = 0.1  # a call's length while no new seed is to be had
 
 
 _PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
@@ -104,6 +105,7 @@ class RllibEvaluatePath(InferencePath):
         _PATHS[self.token] = (recipe, FeedRelay() if workers else self.seeds, success_key, step_timeout)
         self.num_envs = num_envs
         self.call_steps = 50 * num_envs * max(1, workers)  # grown to CALL_SECONDS' worth once a call was timed
+        self._rate: float | None = None  # env steps per second of the last call
         self._gpus_per_runner = gpus_per_runner
         # Without evaluation runners in the checkpoint's config, the user's evaluate() samples with the main
         # config and ignores evaluation_config: the runner made here then gets the main config too.
@@ -167,18 +169,26 @@ class RllibEvaluatePath(InferencePath):
             config.evaluation_duration = steps
             config._is_frozen = True
 
+    def _next_call_steps(self) -> int:
+        """A call's length. Draining (the feed had no seed for the last env that asked: the run's end, or
+        a pause), envs that finish go idle while the rest play on, and a call runs its steps to the end
+        however few envs still play: short calls then, so that the path returns soon after its last episode."""
+        if self.seeds.dry and self._rate is not None:
+            return max(self.num_envs, int(self._rate * DRAIN_CALL_SECONDS))
+        return self.call_steps
+
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.seeds.feed = feed
         if self.pump is not None:
             self.pump.start()
         try:
             while not feed.cancelled:
-                self._set_call_steps(self.call_steps)
+                asked = self._next_call_steps()
+                self._set_call_steps(asked)
                 started = time.perf_counter()
                 results = self.algo.evaluate()
-                took = time.perf_counter() - started
-                self.call_steps = max(10 * self.num_envs, min(int(self.call_steps * CALL_SECONDS / max(took, 1e-3)),
-                                                              4 * self.call_steps))
+                self._rate = asked / max(time.perf_counter() - started, 1e-3)  # env steps per second
+                self.call_steps = max(10 * self.num_envs, min(int(self._rate * CALL_SECONDS), 4 * self.call_steps))
                 finished = [item for item in _episode_items(results)
                             if self.seeds.finish((item["seed"], item["block"]))]
                 for item in finished:
