@@ -9,7 +9,9 @@ Contenders, all on the same envs count, explore off (discrete actions: greedy = 
   evaluate    tui-eval's `evaluate` path (Algorithm.evaluate() on a local evaluation EnvRunner), every one of
               the N seeds run to its end (the run's tail: envs idle while the last episodes finish)
   evaluate-first-n  the same path fed seeds without end and stopped once N episodes finished, the rule
-              plain evaluate() stops by (episodes still running are dropped, as plain drops them)
+              plain evaluate() stops by (episodes still running are dropped, as plain drops them). They
+              finish uncounted at the start of the next round (plain resets its envs instead): with few
+              long episodes per round (pixels) this understates the path.
   plain       a plain Algorithm.evaluate() call of the same number of episodes, on the same envs count: it
               stops at the first N episodes to finish, whichever they are (short ones finish first)
 Steps are counted for finished episodes only, for every contender. Targets: evaluate >= 0.9x plain,
