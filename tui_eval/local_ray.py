@@ -14,11 +14,15 @@ inherited by Ray's own processes. A user who set them keeps their values.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import secrets
 import shutil
+import signal
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 
 _temp_dir: str | None = None
 TEMP_PREFIX = "tui-eval-ray-"  # + the owning process id: a folder whose process is gone can go
@@ -57,10 +61,27 @@ def ensure_ray(num_cpus: int | None = None) -> None:
     ray_constants.ENABLE_RAY_CLUSTER = os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"].lower() in ("1", "true")
     _sweep_left_behind()
     _temp_dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
-    ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
-             num_cpus=max(num_cpus or 0, os.cpu_count() or 2), ignore_reinit_error=True, _temp_dir=_temp_dir,
-             runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}})
+    with _hangup_ignored_by_children():
+        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
+                 num_cpus=max(num_cpus or 0, os.cpu_count() or 2), ignore_reinit_error=True, _temp_dir=_temp_dir,
+                 runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}})
     atexit.register(stop_ray)
+
+
+@contextlib.contextmanager
+def _hangup_ignored_by_children() -> Iterator[None]:
+    """Ray's processes (GCS, raylet, and the workers the raylet starts) share the terminal's process group:
+    when the terminal goes (an SSH drop), SIGHUP would end them, and the run with them, though the run
+    itself carries on without a terminal. An ignored signal stays ignored across fork and exec: ignore
+    SIGHUP while Ray starts them, then put this process's own handling back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 def _worker_pythonpath() -> str:
