@@ -105,6 +105,14 @@ def test_evaluation_time_limit_is_ranked_first(trained, tmp_path):
     assert "evaluate: 100; connectors: 200" in top.evidence
 
 
+def test_a_freshly_built_evaluate_path_holds_the_weights_evaluate_uses(trained, tmp_path):
+    """Replaying a chosen seed runs no batch first: the evaluation runner restored from the checkpoint holds
+    its last evaluation's weights until evaluate() syncs them, and must not be reported as other weights."""
+    d = diagnose(trained / "eval_time_limit", tmp_path, "--explore", "evaluate=off", seed=1_000_000_000)
+    assert d.findings[0].cause == "the env's time limit differs between paths"
+    assert not any("weights" in f.cause for f in d.findings)
+
+
 def test_bad_custom_path_is_one_line_exit_2(run_dir, capsys):
     assert main(["diagnose", str(CARTPOLE), "--path", "nocolon"]) == 2
     err = capsys.readouterr().err

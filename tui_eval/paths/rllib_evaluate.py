@@ -115,10 +115,27 @@ class RllibEvaluatePath(InferencePath):
         # The Algorithm sets RLlib's log level from its config; its warnings about evaluation durations do
         # not apply to calls whose episodes carry on across calls.
         logging.getLogger("ray.rllib").setLevel(logging.ERROR)
+        self._sync_like_evaluate()
         where = f"{workers} remote evaluation EnvRunners" if workers else "a local evaluation EnvRunner"
         self.description = (f"Algorithm.from_checkpoint + Algorithm.evaluate() (evaluation config as RLlib merges "
                             f"it) on {where}, {num_envs} envs each, env {recipe.name}")
         self.placement = self._runner_placement()
+
+    def _sync_like_evaluate(self) -> None:
+        """The restored evaluation runner holds the weights and connector states of its last evaluation, not
+        the checkpoint's: each evaluate() call syncs them first. Sync them here as evaluate() does (weights
+        from the learner, connector states from the training runner), without stepping an env, so that
+        what the doctor reads of this path before its first call is what evaluate() will use."""
+        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
+
+        algo = self.algo
+        group = algo.eval_env_runner_group or algo.env_runner_group
+        group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+        if algo.eval_env_runner_group is not None and algo.evaluation_config.broadcast_env_runner_states:
+            algo.eval_env_runner_group.sync_env_runner_states(
+                config=algo.evaluation_config, from_worker=algo.env_runner,
+                env_steps_sampled=algo.metrics.peek((ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME), default=0),
+                env_to_module=algo.env_to_module_connector, module_to_env=algo.module_to_env_connector)
 
     def _config(self, config, evaluation_config, num_envs: int, device: str, explore: bool):
         import gymnasium as gym
