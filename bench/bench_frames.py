@@ -49,11 +49,12 @@ def main() -> None:
     from tui_eval.local_ray import prepare_environment
 
     prepare_environment()
-    from tui_eval.cli import _quiet_libraries, build_parser, spec_from_args
+    from tui_eval.cli import build_parser, spec_from_args
     from tui_eval.frames.hub import FrameHub
+    from tui_eval.quiet import quiet_libraries
     from tui_eval.session import plan_run, share_cpu_threads
 
-    _quiet_libraries()
+    quiet_libraries()
     checkpoint = ROOT / "assets" / "ppo_lunarlander"
     spec = spec_from_args(build_parser().parse_args(
         [str(checkpoint), "--paths", args.paths, "--num-envs", str(args.num_envs), "--log", "/dev/null"]))

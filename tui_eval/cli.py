@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
+from tui_eval.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from tui_eval.quiet import quiet_libraries
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
-
-EXIT_BAD_INPUT = 2
 
 COMMANDS = """\
 commands:
@@ -180,16 +180,6 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     )
 
 
-def _quiet_libraries() -> None:
-    """Keep ray's and gymnasium's chatter off the user's terminal (errors still come through)."""
-    import logging
-    import warnings
-
-    warnings.filterwarnings("ignore")
-    for name in ("ray", "ray.rllib", "ray.tune", "gymnasium"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-
-
 def frame_options(args: argparse.Namespace):
     """The app's frame options; BadInput for a headless run asked to show frames."""
     if args.headless and (args.frames or args.frames_renderer or args.frames_fps):
@@ -209,7 +199,7 @@ def run(argv: list[str]) -> int:
         from tui_eval.runtime.detach import start_detached
 
         return start_detached(argv, spec)
-    _quiet_libraries()
+    quiet_libraries()
     from tui_eval.runtime.execute import execute
     from tui_eval.runtime.owner import RunOwner
 
@@ -237,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] == "diagnose":
             from tui_eval.doctor.command import diagnose
 
-            return diagnose(argv[1:])
+            return diagnose(argv[1:], build_parser, spec_from_args)
         if argv and argv[0] == "record":
             return record_command(argv[1:])
         if argv and argv[0] == "ls":
@@ -254,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
-        return 130
+        return EXIT_INTERRUPTED
 
 
 def _joins_cluster(argv: list[str]) -> bool:
@@ -283,7 +273,7 @@ def record_command(argv: list[str]) -> int:
         if getattr(args, option) is not None:
             raise BadInput(f"record plays one seed (--seed S) on one env per path; it does not take "
                            f"--{option.replace('_', '-')}")
-    _quiet_libraries()
+    quiet_libraries()
     from pathlib import Path
 
     from tui_eval.frames.record import record

@@ -19,6 +19,7 @@ from tui_eval.errors import first_line
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, StateChanged
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.hub import FrameHub
+from tui_eval.lifecycle import EngineState
 from tui_eval.paths.base import InferencePath, PathGivenUp
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ComparisonSummary, ReturnBounds, ReturnsSnapshot, RunStats
@@ -108,12 +109,12 @@ class Engine:
 
     # ------------------------------------------------------------------ control
     @property
-    def state(self) -> str:
+    def state(self) -> EngineState:
         if self._done_at is not None:
-            return "done"
+            return EngineState.DONE
         if self._stopping:
-            return "stopping"
-        return "paused" if self._paused else "running"
+            return EngineState.STOPPING
+        return EngineState.PAUSED if self._paused else EngineState.RUNNING
 
     @property
     def stop_requested(self) -> bool:
@@ -126,7 +127,7 @@ class Engine:
             self._start_worker(name)
         if self.step_timeout is not None:
             threading.Thread(target=self._watch_for_frozen_steps, name="watchdog", daemon=True).start()
-        self._publish(StateChanged("running"))
+        self._publish(StateChanged(EngineState.RUNNING))
 
     def _start_worker(self, name: str) -> None:
         generation = self._state[name].generation
@@ -143,7 +144,7 @@ class Engine:
             self._paused_since = time.monotonic()
         for path in list(self.paths.values()):
             path.hold()
-        self._publish(StateChanged("paused"))
+        self._publish(StateChanged(EngineState.PAUSED))
 
     def resume(self) -> None:
         with self._lock:
@@ -156,7 +157,7 @@ class Engine:
             self._wake.notify_all()
         for path in list(self.paths.values()):
             path.release()
-        self._publish(StateChanged("running"))
+        self._publish(StateChanged(EngineState.RUNNING))
 
     def toggle_pause(self) -> None:
         self.resume() if self._paused else self.pause()
@@ -193,7 +194,7 @@ class Engine:
         with self._lock:
             self._stopping = True
             self._wake.notify_all()
-        self._publish(StateChanged("stopping"))
+        self._publish(StateChanged(EngineState.STOPPING))
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until every path finished; True when they all did."""
@@ -276,7 +277,8 @@ class Engine:
         block = self.blocks[state.block]
         return block.stop is not None and state.cursor >= block.stop
 
-    def _next_seed(self, name: str) -> Seed | None:
+    def next_seed(self, name: str) -> Seed | None:
+        """The path's next seed (one to retry first), or None: paused, stopping, or none left for it."""
         with self._lock:
             if self._stopping or self._paused or name in self._pending_explore or self._exhausted(name):
                 return None
@@ -291,7 +293,8 @@ class Engine:
             state.in_flight.add(key)
             return key
 
-    def _give_back(self, name: str, seeds: list[Seed]) -> None:
+    def give_back(self, name: str, seeds: list[Seed]) -> None:
+        """Seeds handed out but never started: handed out again first, in their order."""
         with self._lock:
             state = self._state[name]
             for key in sorted(seeds, reverse=True):  # handed out again first, in their order
@@ -362,6 +365,10 @@ class Engine:
             _close_quietly(path)
         return False
 
+    def worker_lost(self, name: str, message: str, details: str = "") -> bool:
+        """One of the path's remote workers died and is replaced (its seeds run again); True: give the path up."""
+        return self._report_failure(name, message, details)
+
     def _report_failure(self, name: str, message: str, details: str, give_up: bool = False) -> bool:
         state = self._state[name]
         state.restarts += 1
@@ -388,7 +395,7 @@ class Engine:
                 self._done_at = time.monotonic()
         if done:
             self._all_done.set()
-            self._publish(StateChanged("done"))
+            self._publish(StateChanged(EngineState.DONE))
 
     # ------------------------------------------------------------------ frozen worlds
     def _watch_for_frozen_steps(self) -> None:

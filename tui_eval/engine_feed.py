@@ -3,34 +3,48 @@ remote workers reports through it what the engine must know (seeds never started
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from tui_eval.feed import Seed
+from tui_eval.feed import Heartbeat, Seed
+from tui_eval.frames.hub import FrameHub
 
-if TYPE_CHECKING:
-    from tui_eval.engine import Engine
+
+class Schedule(Protocol):
+    """What a feed needs of the engine (`tui_eval.engine.Engine` is one)."""
+
+    heartbeat: Heartbeat
+    frames: FrameHub
+
+    @property
+    def stop_requested(self) -> bool: ...
+
+    def next_seed(self, name: str) -> Seed | None: ...
+
+    def give_back(self, name: str, seeds: list[Seed]) -> None: ...
+
+    def worker_lost(self, name: str, message: str, details: str = "") -> bool: ...
 
 
 class PathFeed:
     """The SeedFeed (tui_eval.feed) of one path: its seeds come from the engine's schedule."""
 
-    def __init__(self, engine: Engine, name: str):
+    def __init__(self, engine: Schedule, name: str):
         self._engine = engine
         self._name = name
         self.heartbeat = engine.heartbeat
         self.frames = engine.frames.tap(name)  # the env shown in a frame view sends its frames here
 
     def take(self) -> Seed | None:
-        return self._engine._next_seed(self._name)
+        return self._engine.next_seed(self._name)
 
     @property
     def cancelled(self) -> bool:
-        return self._engine._stopping
+        return self._engine.stop_requested
 
     def give_back(self, seeds: list[Seed]) -> None:
         """Seeds taken but never started (a remote worker's queue at pause): the engine's to hand out again."""
-        self._engine._give_back(self._name, seeds)
+        self._engine.give_back(self._name, seeds)
 
     def worker_lost(self, message: str, details: str = "") -> bool:
         """One of the path's remote workers died and is replaced (its seeds run again); True: give up."""
-        return self._engine._report_failure(self._name, message, details)
+        return self._engine.worker_lost(self._name, message, details)

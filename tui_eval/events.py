@@ -31,7 +31,7 @@ class PathFinished:
 
 @dataclass(frozen=True, slots=True)
 class StateChanged:
-    state: str  # "running" | "paused" | "stopping" | "done"
+    state: str  # an EngineState from the engine; a viewer of a log also says its RunStatus, or "stale"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 
 from tui_eval.format import summary_table, table
+from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.outputs import RUNS_DIR
 from tui_eval.runtime import ownership, registry
 from tui_eval.spec import BadInput
 from tui_eval.store import RunLog
 from tui_eval.summary import build_summary, replay
 
-LIVE_STATUSES = ("loading", "running")
 STOP_WAIT_S = 60.0
 
 
@@ -63,12 +63,12 @@ def open_log(path: Path) -> RunLog:
 
 def true_status(path: Path, meta: dict) -> str:
     """The log's status, corrected for a run whose process is gone (it cannot say so itself)."""
-    status = str(meta.get("status", "?"))
-    if status in LIVE_STATUSES and ownership.holder(path) is None:
+    record = RunMeta.from_json(meta)
+    if record.status is not None and record.status.live and ownership.holder(path) is None:
         return "interrupted (process gone)"
-    if status == "running" and meta.get("state") == "paused":
+    if record.status == RunStatus.RUNNING and record.state == EngineState.PAUSED:
         return "paused"
-    return status
+    return record.shown_status()
 
 
 def list_runs(argv: list[str]) -> int:

@@ -13,6 +13,7 @@ from tui_eval.engine import Engine
 from tui_eval.errors import first_line
 from tui_eval.kinds import load_kind
 from tui_eval.kinds.base import CheckpointKind
+from tui_eval.lifecycle import RunMeta, RunStatus
 from tui_eval.outputs import default_log_path
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
@@ -124,11 +125,11 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
     spec = plan.spec
     share_cpu_threads(len(plan.paths), spec.device)
     log = RunLog(plan.log_path)
-    log.set_meta(
+    RunMeta(
         spec=spec.to_json(), checkpoint=str(plan.kind.checkpoint), kind=plan.kind.name, env=plan.kind.env_id,
         seeds=[plan.seeds.start, plan.seeds.stop], seeds_note=plan.seeds_note, paths=plan.paths,
-        explore=plan.explore, facts=plan.facts, versions=versions(), started_at=time.time(), status="loading",
-    )
+        explore=plan.explore, facts=plan.facts, versions=versions(), started_at=time.time(), status=RunStatus.LOADING,
+    ).write(log)
     built = []
     build = path_builder(plan)
     try:
@@ -143,10 +144,9 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
         for path in built:
             path.close()
         raise BadInput(f"could not load path {name!r}: {first_line(exc, 180)}") from exc
-    log.set_meta(descriptions={p.name: p.description for p in built}, status="running")
     bounds = return_bounds(plan)
-    if bounds is not None:
-        log.set_meta(return_bounds=list(bounds))
+    RunMeta(descriptions={p.name: p.description for p in built}, status=RunStatus.RUNNING,
+            return_bounds=None if bounds is None else list(bounds)).write(log)
     return Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
                   equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
                   rebuild=build)

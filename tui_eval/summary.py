@@ -10,14 +10,14 @@ from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, RunStats
 
 
-def _clean(value: Any) -> Any:
+def json_clean(value: Any) -> Any:
     """JSON has no NaN: undefined numbers become null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
+        return {k: json_clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [json_clean(v) for v in value]
     return value
 
 
@@ -85,4 +85,4 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
     }
     if len(stats.comparisons) > 1:
         document["comparisons_by_explore"] = [comparison_json(c) for c in stats.comparisons_by_explore()]
-    return _clean(document)
+    return json_clean(document)

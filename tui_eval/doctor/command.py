@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from tui_eval.spec import BadInput
+from tui_eval.quiet import quiet_libraries
+from tui_eval.spec import BadInput, RunSpec
 
 
-def diagnose(argv: list[str]) -> int:
-    from tui_eval.cli import _quiet_libraries, build_parser, spec_from_args
-
+def diagnose(argv: list[str], build_parser: Callable[[], argparse.ArgumentParser],
+             spec_from_args: Callable[[argparse.Namespace], RunSpec]) -> int:
+    """`build_parser` and `spec_from_args` are the run's (the CLI's): diagnose takes the run options."""
     parser = build_parser()
     parser.prog = "tui-eval diagnose"
     parser.add_argument("--seed", type=int,
@@ -30,7 +33,7 @@ def diagnose(argv: list[str]) -> int:
         folder = Path(json_path).expanduser().resolve().parent
         if not folder.is_dir():
             raise BadInput(f"--json {json_path}: folder {folder} does not exist; create it or pick another file")
-    _quiet_libraries()
+    quiet_libraries()
     from tui_eval.doctor.core import diagnose_plan
     from tui_eval.session import plan_run
     from tui_eval.user_code import import_user_code

@@ -26,7 +26,7 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
         if kind.recognise(path):
             from tui_eval.kinds.extra import attach_extra_paths
 
-            return attach_extra_paths(kind(path, spec), spec)  # --path / --vs
+            return attach_extra_paths(kind(path, spec), spec, load_kind)  # --path / --vs
     if path.is_dir() and not any(path.iterdir()):
         raise BadInput(f"{path} is an empty directory; pass an RLlib checkpoint directory (it holds "
                        "rllib_checkpoint.json) or an rsl_rl model_*.pt file")

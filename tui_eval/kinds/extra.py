@@ -1,6 +1,6 @@
 """`--path` and `--vs`: the paths a kind builds besides its own.
 
-`attach_extra_paths(kind, spec)` adds to a loaded kind the custom paths (`--path NAME=MODULE:FACTORY`,
+`attach_extra_paths(kind, spec, load_kind)` adds to a loaded kind the custom paths (`--path NAME=MODULE:FACTORY`,
 see `tui_eval/paths/custom.py`) and, with `--vs OTHER_CKPT`, the other checkpoint's paths: `vs` (its
 kind's second default path, e.g. `connectors` for RLlib, `jit` for rsl_rl) and `P@vs` for each of its
 paths P, on the same paired seeds. Without `--paths`, `--vs` runs (second default path, `vs`).
@@ -19,6 +19,8 @@ from tui_eval.kinds.base import CheckpointKind
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.custom import CustomPath, CustomSpec
 from tui_eval.spec import BadInput, RunSpec
+
+KindLoader = Callable[[RunSpec], CheckpointKind]
 
 VS = "vs"
 
@@ -60,10 +62,9 @@ def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[...,
                       source=f"{custom.module}:{custom.factory}", remake=make)
 
 
-def _vs_builders(kind: Any, spec: RunSpec) -> tuple[CheckpointKind, dict[str, Callable[[bool], InferencePath]]]:
-    """The other checkpoint's kind, and builders for `vs` and `P@vs`."""
-    from tui_eval.kinds import load_kind
-
+def _vs_builders(kind: Any, spec: RunSpec, load_kind: KindLoader,
+                 ) -> tuple[CheckpointKind, dict[str, Callable[[bool], InferencePath]]]:
+    """The other checkpoint's kind (read by `load_kind`), and builders for `vs` and `P@vs`."""
     assert spec.vs is not None
     other = load_kind(replace(spec, checkpoint=spec.vs, paths=[], custom_paths=[], vs=None))
     if other.name != kind.name:
@@ -92,8 +93,9 @@ def _custom_builder(kind: Any, custom: CustomSpec, factory: Callable[..., Any]) 
     return lambda explore: build_custom(kind, custom, explore, factory)
 
 
-def attach_extra_paths(kind: Any, spec: RunSpec) -> CheckpointKind:
-    """Make `--path` and `--vs` paths buildable by `kind` (its path names, explore default, build_path)."""
+def attach_extra_paths(kind: Any, spec: RunSpec, load_kind: KindLoader) -> CheckpointKind:
+    """Make `--path` and `--vs` paths buildable by `kind` (its path names, explore default, build_path);
+    `load_kind` reads the `--vs` checkpoint (`tui_eval.kinds.load_kind`)."""
     customs = [CustomSpec.parse(text) for text in spec.custom_paths]
     if not customs and not spec.vs:
         return kind
@@ -105,7 +107,7 @@ def attach_extra_paths(kind: Any, spec: RunSpec) -> CheckpointKind:
         builders[custom.name] = _custom_builder(kind, custom, factory)
     other = None
     if spec.vs:
-        other, vs = _vs_builders(kind, spec)
+        other, vs = _vs_builders(kind, spec, load_kind)
         builders.update(vs)
         kind.vs_kind = other
         if not spec.paths:

@@ -16,9 +16,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tui_eval.headless import EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, finish, record_failures, report_given_up
+from tui_eval.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
+from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.outputs import stderr_path
-from tui_eval.runtime.owner import EXIT_TERMINATED, RunOwner
+from tui_eval.runtime.finish import finish
+from tui_eval.runtime.owner import RunOwner
 
 
 @contextlib.contextmanager
@@ -58,8 +60,6 @@ def library_output_to(path: Path) -> Iterator[None]:
 
 def finish_live(app, code: int, out=None, err=None, owner: RunOwner | None = None) -> int:
     """After the app: wait for the engine to stop, print the summary table, close the log. Returns the exit code."""
-    from tui_eval.format import summary_table
-
     out = out or sys.stdout
     err = err or sys.stderr
     engine = app.engine
@@ -67,29 +67,21 @@ def finish_live(app, code: int, out=None, err=None, owner: RunOwner | None = Non
         if app.load_error is not None:
             err.write(f"tui-eval: error: {app.load_error}\n")
             if owner is not None:
-                owner.close("failed", error=app.load_error)
+                owner.close(RunStatus.FAILED, error=app.load_error)
             return app.load_exit_code
         if owner is not None:
-            owner.close("stopped")
+            owner.close(RunStatus.STOPPED)
         return code
-    was_done = getattr(app, "finished_before_quit", engine.state == "done")
+    was_done = getattr(app, "finished_before_quit", engine.state == EngineState.DONE)
     engine.stop()
     if not engine.wait(timeout=2.0):
         err.write("waiting for the paths to stop (finished episodes are already in the log)…\n")
         err.flush()
         engine.wait(timeout=60.0)
     engine.close()
-    failed = record_failures(engine)
-    status = "done" if was_done else ("interrupted" if code == EXIT_INTERRUPTED else "stopped")
-    status = "failed" if failed and status == "done" else status
-    engine.log.set_meta(status=status, finished_at=time.time())
-    summary = finish(engine, app.plan.spec.json)
-    out.write(summary_table(summary) + "\n")
-    out.flush()
-    err.write(f"log: {engine.log.path}\n")
-    if owner is not None:
-        owner.close(status)
-    if report_given_up(failed, err) and code == 0:
+    end = finish(engine, owner, completed=was_done, interrupted=code == EXIT_INTERRUPTED, json_path=app.plan.spec.json,
+                 out=out, err=err, say_log=True)
+    if end.given_up and code == 0:
         return EXIT_PATH_FAILED
     return code
 
@@ -128,18 +120,13 @@ def _carry_on_detached(app, owner: RunOwner) -> int:
     owner.install_signals()  # the app's handlers left with it; a second SIGHUP must not kill the run
     engine = app.engine
     if engine is None:  # the terminal went while the checkpoint was loading: nothing runs yet
-        owner.close("stopped")
+        owner.close(RunStatus.STOPPED)
         return EXIT_OK
     while not engine.wait(timeout=0.5):
         pass
     engine.close()
-    failed = record_failures(engine)
-    status = "stopped" if engine.stop_requested else "failed" if failed else "done"
-    engine.log.set_meta(status=status, finished_at=time.time())
-    from tui_eval.format import summary_table
-
-    print(summary_table(finish(engine, app.plan.spec.json)), flush=True)  # into <log>.out.txt
-    owner.close(status)
+    finish(engine, owner, completed=not engine.stop_requested, json_path=app.plan.spec.json,
+           out=sys.stdout, err=sys.stderr)  # both into <log>.out.txt
     return EXIT_TERMINATED if owner.terminated else EXIT_OK
 
 
@@ -151,8 +138,8 @@ def _wait_while_loading(log: Path, timeout: float = 600.0) -> None:
     deadline = time.monotonic() + timeout
     said = False
     while ownership.holder(log) is not None and time.monotonic() < deadline:
-        meta = RunLog(log, readonly=True).meta()
-        if meta.get("status") != "loading" and meta.get("control"):
+        meta = RunMeta.read(RunLog(log, readonly=True))
+        if meta.status != RunStatus.LOADING and meta.control:
             return
         if not said:
             sys.stderr.write(f"run {log.stem} is loading its checkpoint; waiting (Ctrl-C to give up)…\n")

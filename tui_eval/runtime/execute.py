@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from tui_eval.lifecycle import RunStatus
 from tui_eval.spec import BadInput, RunSpec
 
 from .owner import RunOwner
@@ -29,13 +30,13 @@ def execute(spec: RunSpec, owner: RunOwner, *, headless: bool, frames=None) -> i
         _print_plan(plan, err)
         engine = start_engine(plan, on_loaded=lambda name, s: err.write(f"{'loaded ' + name:>17}: {s:.1f}s\n"))
     except BaseException as exc:
-        owner.close("failed", error=str(exc) if isinstance(exc, BadInput) else type(exc).__name__)
+        owner.close(RunStatus.FAILED, error=str(exc) if isinstance(exc, BadInput) else type(exc).__name__)
         raise
     for path in engine.paths.values():
         err.write(f"{path.name:>17}: {path.description}\n")
         if path.placement:
             err.write(f"{'':>17}  Ray workers at {', '.join(path.placement)}\n")
-    from tui_eval.headless import run_headless
+    from tui_eval.runtime.headless_run import run_headless
 
     owner.serve(engine)
     return run_headless(engine, owner=owner, json_path=spec.json, fail_on_differ=spec.fail_on_differ)

@@ -8,17 +8,18 @@ gone while its log says `loading`/`running` is read back as `interrupted` with `
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, StateChanged
 from tui_eval.format import workers_line
+from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.outputs import check_outputs, output_path
 from tui_eval.spec import RunSpec
 from tui_eval.store import RunLog
@@ -26,7 +27,6 @@ from tui_eval.store import RunLog
 from . import ownership, registry
 from .control import ControlServer
 
-EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
 VERDICT_EVERY_S = 5.0  # how often a live run writes its current verdict for `tui-eval ls`
 
 
@@ -40,8 +40,8 @@ class RunOwner:
         self.log_path = Path(spec.log or "")
         self.lock = ownership.claim(self.log_path, resuming=resuming)
         if not resuming:  # the run exists (and is listed) from now on, even if loading fails
-            RunLog(self.log_path).set_meta(spec=spec.to_json(), checkpoint=spec.checkpoint, status="loading",
-                                           started_at=time.time(), pid=os.getpid())
+            RunMeta(spec=spec.to_json(), checkpoint=spec.checkpoint, status=RunStatus.LOADING,
+                    started_at=time.time(), pid=os.getpid()).write(RunLog(self.log_path))
         registry.register(self.log_path)
         self.control: ControlServer | None = None
         self.engine: Engine | None = None
@@ -57,22 +57,22 @@ class RunOwner:
         if self.restore_from is not None:
             engine.restore(*self.restore_from)
         self.control = ControlServer(engine, self.log_path)
-        engine.log.set_meta(pid=os.getpid(), control=str(self.control.path), state="loading",
-                            blocks=[[b.start, b.stop] for b in engine.blocks],
-                            explore={n: engine.explore_of(n) for n in engine.paths},
-                            workers=workers_line(engine.paths))
+        RunMeta(pid=os.getpid(), control=str(self.control.path), state=EngineState.LOADING,
+                blocks=[[b.start, b.stop] for b in engine.blocks],
+                explore={n: engine.explore_of(n) for n in engine.paths},
+                workers=workers_line(engine.paths)).write(engine.log)
         engine.subscribe(self._persist)
 
     def _persist(self, event: Event) -> None:
         engine = self.engine
         assert engine is not None
         if isinstance(event, StateChanged):
-            engine.log.set_meta(state=event.state)
+            RunMeta(state=EngineState(event.state)).write(engine.log)
         elif isinstance(event, PathFailed):  # a Ray worker replaced: where the paths run now
-            engine.log.set_meta(workers=workers_line(engine.paths))
+            RunMeta(workers=workers_line(engine.paths)).write(engine.log)
         elif isinstance(event, BlockStarted):
-            engine.log.set_meta(blocks=[[b.start, b.stop] for b in engine.blocks],
-                                explore={n: engine.explore_of(n) for n in engine.paths})
+            RunMeta(blocks=[[b.start, b.stop] for b in engine.blocks],
+                    explore={n: engine.explore_of(n) for n in engine.paths}).write(engine.log)
         elif isinstance(event, EpisodeFinished) and time.monotonic() - self._verdict_at > VERDICT_EVERY_S:
             self._verdict_at = time.monotonic()
             self._write_snapshot(engine)
@@ -82,6 +82,7 @@ class RunOwner:
         """The current numbers, for `ls` (the verdict) and for a viewer while it reads a long log."""
         paths, comparison = engine.snapshot()
         saved = None if comparison is None else comparison.to_json()
+        # set_meta directly: a verdict of None is written (no comparison yet), not left out
         engine.log.set_meta(verdict=None if comparison is None else comparison.verdict,
                             snapshot={"paths": paths, "comparison": saved})
 
@@ -129,13 +130,14 @@ class RunOwner:
         return out
 
     # ------------------------------------------------------------------ the end
-    def close(self, status: str, **meta: Any) -> None:
+    def close(self, status: RunStatus, *, error: str | None = None) -> None:
         """Write the run's final status, stop serving, let the log go and stop the local Ray."""
+        end = RunMeta(status=status, finished_at=time.time(), error=error)
         if self.engine is not None:
             self._write_snapshot(self.engine)
-            self.engine.log.set_meta(status=status, state="done", finished_at=time.time(), **meta)
+            dataclasses.replace(end, state=EngineState.DONE).write(self.engine.log)
         elif self.log_path.is_file():
-            RunLog(self.log_path).set_meta(status=status, finished_at=time.time(), **meta)
+            end.write(RunLog(self.log_path))
         if self.control is not None:
             self.control.close()
         self.lock.release()

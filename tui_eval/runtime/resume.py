@@ -8,6 +8,7 @@ import dataclasses
 import time
 from pathlib import Path
 
+from tui_eval.lifecycle import RunMeta, RunStatus
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.store import RunLog
 
@@ -38,11 +39,11 @@ def resume_run(log: Path, *, headless: bool) -> int:
     owner_now = ownership.holder(log)
     if owner_now is not None:
         raise BadInput(f"run {log.stem} is live (pid {owner_now.get('pid')}); tui-eval attach {log.stem} instead")
-    if meta.get("status") == "done":
+    if RunMeta.from_json(meta).status == RunStatus.DONE:
         raise BadInput(f"run {log.stem} finished; nothing to resume (start a new run for more episodes)")
     spec = spec_from_meta(meta, log)
     blocks = [SeedBlock(int(a), b) for a, b in (meta.get("blocks") or [meta.get("seeds")])]
     owner = RunOwner(spec, resuming=True)
     owner.restore_from = (blocks, records)
-    RunLog(log).set_meta(resumed_at=[*(meta.get("resumed_at") or []), time.time()])
+    RunMeta(resumed_at=[*(meta.get("resumed_at") or []), time.time()]).write(RunLog(log))
     return execute(spec, owner, headless=headless)

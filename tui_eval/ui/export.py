@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.store import RunLog
-from tui_eval.summary import _clean, build_summary, replay
+from tui_eval.summary import build_summary, json_clean, replay
 
 CHUNK = 20_000
 CSV_FIELDS = ("path", "seed", "block", "return", "length", "success", "invalid", "reason", "wall_s", "explore")
@@ -62,14 +62,14 @@ def export_run(log_path: str | Path, throughput: dict[str, tuple[float, float]] 
         summary.pop("episodes", None)
         summary["log"] = str(log_path)
         summary["exported_records"] = count
-        head = json.dumps(_clean(summary), indent=1)
+        head = json.dumps(json_clean(summary), indent=1)
         tmp_json = json_path.with_name(json_path.name + ".tmp")
         with tmp_json.open("w") as fh:
             fh.write(head[: head.rstrip().rfind("}")].rstrip() + ',\n "episodes": [')
             first = True
             for chunk in _chunks(log, last):
                 for rec in chunk:
-                    fh.write(("\n  " if first else ",\n  ") + json.dumps(_clean(rec.to_json())))
+                    fh.write(("\n  " if first else ",\n  ") + json.dumps(json_clean(rec.to_json())))
                     first = False
             fh.write("\n ]\n}\n")
         tmp_csv.replace(csv_path)

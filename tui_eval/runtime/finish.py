@@ -1,0 +1,65 @@
+"""The end of a run, whatever its view (headless, the live app, a run carried on detached): the failures
+and the final status into the log, the summary (and `--json`), the table on stdout, the log let go."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from tui_eval.engine import Engine
+from tui_eval.events import PathFailed
+from tui_eval.format import summary_table
+from tui_eval.headless import report_given_up
+from tui_eval.lifecycle import RunMeta, RunStatus, final_status
+from tui_eval.summary import build_summary
+
+from .owner import RunOwner
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How the run ended: its status, its summary document, the paths given up."""
+
+    status: RunStatus
+    summary: dict[str, Any]
+    given_up: list[PathFailed]
+
+
+def finish(engine: Engine, owner: RunOwner | None, *, completed: bool, interrupted: bool = False,
+           json_path: str | None, out: TextIO, err: TextIO, say_log: bool = False) -> RunEnd:
+    """End the run of a stopped engine: `completed` it ran its episodes out (no stop asked first),
+    `interrupted` by Ctrl-C. Writes the status, the summary (to `json_path` too), the table on `out`,
+    closes the run's owner, and says on `err` which paths were given up (and, `say_log`, where the log is)."""
+    given_up = record_failures(engine)
+    status = final_status(completed=completed, interrupted=interrupted, given_up=bool(given_up))
+    RunMeta(status=status, finished_at=time.time()).write(engine.log)
+    summary = summarise(engine, json_path)
+    out.write(summary_table(summary) + "\n")
+    out.flush()
+    if say_log:
+        err.write(f"log: {engine.log.path}\n")
+    if owner is not None:
+        owner.close(status)
+    report_given_up(given_up, err)
+    return RunEnd(status, summary, given_up)
+
+
+def record_failures(engine: Engine) -> list[PathFailed]:
+    """Keep every path failure (with its traceback) in the run's log; return the paths given up."""
+    if engine.errors:
+        RunMeta(path_errors=[{"path": e.path, "message": e.message, "gave_up": e.gave_up, "details": e.details}
+                             for e in engine.errors]).write(engine.log)
+    return [e for e in engine.errors if e.gave_up]
+
+
+def summarise(engine: Engine, json_path: str | None) -> dict[str, Any]:
+    """The run's summary; written to `json_path` when given."""
+    throughput = {name: engine.throughput(name) for name in engine.paths}
+    summary = build_summary(engine.log.meta(), engine.stats, engine.log.records(), throughput)
+    summary["log"] = str(engine.log.path)
+    if json_path:  # its folder was checked before the run; never created here
+        Path(json_path).write_text(json.dumps(summary, indent=1))
+    return summary

@@ -1,0 +1,56 @@
+"""`--headless`: the run driven without a UI (Ctrl-C, SIGTERM and a dropped terminal handled), its
+progress and summary shown by the headless view (`tui_eval.headless`)."""
+
+from __future__ import annotations
+
+import queue
+import signal
+import sys
+import time
+from typing import TextIO
+
+from tui_eval.engine import Engine
+from tui_eval.events import Event
+from tui_eval.exit_codes import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
+from tui_eval.headless import follow
+
+from .finish import finish
+from .owner import RunOwner
+
+
+def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: str | None = None,
+                 fail_on_differ: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Run `engine` to its end with progress on `err`; the summary table on `out`. Returns the exit code."""
+    events: queue.Queue[Event] = queue.Queue()
+    engine.subscribe(events.put)
+    interrupted: list[float] = []
+
+    def on_sigint(signum, frame):
+        if interrupted:  # a second Ctrl-C: leave now, the log already holds what finished
+            err.write("\ninterrupted twice: leaving now; finished episodes are in the log\n")
+            err.flush()
+            raise SystemExit(EXIT_INTERRUPTED)
+        interrupted.append(time.monotonic())
+        err.write("\ninterrupted: stopping (episodes in flight are dropped; Ctrl-C again to leave at once)\n")
+        engine.stop()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    if owner is not None:  # the terminal may go (SSH drop): then the run goes on, its output to a file
+        owner.install_signals(on_hangup=owner.detach_from_terminal)
+    try:
+        engine.start()
+        follow(engine, events, err)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        engine.close()
+    end = finish(engine, owner, completed=not engine.stop_requested, interrupted=bool(interrupted),
+                 json_path=json_path, out=out, err=err)
+    if interrupted:
+        return EXIT_INTERRUPTED
+    if owner is not None and owner.terminated:
+        return EXIT_TERMINATED
+    if end.given_up:
+        return EXIT_PATH_FAILED
+    if fail_on_differ and (end.summary.get("comparison") or {}).get("verdict") == "differ":
+        return EXIT_DIFFER
+    return EXIT_OK
