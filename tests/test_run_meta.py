@@ -60,3 +60,13 @@ def test_the_strings_are_the_documented_ones():
     assert [s.value for s in RunStatus] == ["loading", "running", "done", "stopped", "interrupted", "failed"]
     assert [s.value for s in EngineState] == ["loading", "running", "paused", "stopping", "done"]
     assert EngineState.DONE == "done" and json.dumps({"s": RunStatus.FAILED}) == '{"s": "failed"}'
+
+
+def test_a_run_spec_round_trips_through_json():
+    from tui_eval.spec import RunSpec, SeedBlock
+
+    spec = RunSpec(checkpoint="ckpt", paths=["a", "b"], seeds=SeedBlock(100, 200), return_bounds=(0.0, 500.0),
+                   explore={"a": True}, episodes=7, imports=["mod"])
+    data = json.loads(json.dumps(spec.to_json()))
+    assert RunSpec.from_json(data) == spec
+    assert RunSpec.from_json({**data, "option_of_a_newer_version": 1}) == spec

@@ -125,6 +125,17 @@ class RunSpec:
         data["seeds"] = None if self.seeds is None else [self.seeds.start, self.seeds.stop]
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunSpec:
+        """The spec `to_json` wrote (keys it does not know, from another version, are left out)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        spec = cls(**{k: v for k, v in data.items() if k in known})
+        if data.get("seeds"):
+            spec.seeds = SeedBlock(int(data["seeds"][0]), data["seeds"][1])
+        if data.get("return_bounds"):
+            spec.return_bounds = (float(data["return_bounds"][0]), float(data["return_bounds"][1]))
+        return spec
+
 
 class BadInput(Exception):
     """The user's input cannot be used. The message is one line: what is wrong and what to do.

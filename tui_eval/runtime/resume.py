@@ -4,7 +4,6 @@ and goes on from where each path stopped; no finished seed runs again, none is s
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
 
@@ -18,15 +17,11 @@ from .owner import RunOwner
 
 
 def spec_from_meta(meta: dict, log: Path) -> RunSpec:
+    """The spec a run's log holds, with the explore settings the run had last and this log as its log."""
     data = dict(meta.get("spec") or {})
     if not data.get("checkpoint"):
         raise BadInput(f"{log} holds no run spec; it cannot be resumed")
-    known = {f.name for f in dataclasses.fields(RunSpec)}
-    spec = RunSpec(**{k: v for k, v in data.items() if k in known})
-    if data.get("seeds"):
-        spec.seeds = SeedBlock(int(data["seeds"][0]), data["seeds"][1])
-    if data.get("return_bounds"):
-        spec.return_bounds = (float(data["return_bounds"][0]), float(data["return_bounds"][1]))
+    spec = RunSpec.from_json(data)
     spec.explore = {**spec.explore, **{k: bool(v) for k, v in (meta.get("explore") or {}).items()}}
     spec.log = str(log)
     return spec

@@ -1,17 +1,13 @@
-"""The app's frame keys: `v` opens the frame panel, `c` records a clip of the selected episode's seed
-(`tui-eval record` in a subprocess, with the run's own options, so the app's GIL stays free)."""
+"""A clip of one seed (the app's `c`): `tui-eval record` in a subprocess, with the run's own options, so
+that the app's GIL stays free."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from .frame_renderers import FrameOptions
-from .frames_screen import FramesScreen
-from .widgets import EpisodeLog, StatusLine
 
 
 def record_argv(spec: dict[str, Any], seed: int, paths: list[str], explore: dict[str, Any], out: Path) -> list[str]:
@@ -39,46 +35,12 @@ def record_argv(spec: dict[str, Any], seed: int, paths: list[str], explore: dict
     return argv
 
 
-class FrameActions:
-    """Mixed into EvalApp."""
-
-    frame_options: FrameOptions
-
-    def open_frames(self) -> None:
-        if self.frame_options.renderer == "off":
-            self.query_one(StatusLine).say("frames are off (--frames-renderer off)", style="italic")
-            return
-        if not isinstance(self.screen, FramesScreen):
-            self.push_screen(FramesScreen(self.paths, self.frame_options))
-
-    def action_frames(self) -> None:
-        self.open_frames()
-
-    def action_clip(self) -> None:
-        rec = self.query_one(EpisodeLog).selected()
-        if rec is None:
-            self.query_one(StatusLine).say("clip: select an episode in the log first", style="italic")
-            return
-        self.record_clip(rec.seed, self.paths)
-
-    def record_clip(self, seed: int, paths: list[str]) -> None:
-        """Write `<log>.seed-S.gif` in the background; the status line says where, or why not."""
-        spec = self.plan.spec.to_json() if self.plan is not None else (self.source.meta().get("spec") or {})
-        if not spec.get("checkpoint"):
-            self.query_one(StatusLine).say("clip: the run's checkpoint is unknown", style="bold red")
-            return
-        out = self.log_path.with_name(f"{self.log_path.stem}.seed-{seed}.gif")
-        explore = {n: self.source.explore(n) for n in paths} if self.source is not None else {}
-        argv = record_argv(spec, seed, paths, explore, out)
-        self.query_one(StatusLine).say(f"recording seed {seed} ({', '.join(paths)}) to {out}…")
-        threading.Thread(target=self._record, args=(argv, out), name="tui-eval-clip", daemon=True).start()
-
-    def _record(self, argv: list[str], out: Path) -> None:
-        try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
-            message = (f"clip written: {done.stdout.strip() or out}" if done.returncode == 0 else
-                       f"clip failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
-        except Exception as exc:  # the recording must not take the app down
-            message = f"clip failed: {type(exc).__name__}: {exc}"
-        self.call_from_thread(self.query_one(StatusLine).say, message,
-                              style="bold green" if message.startswith("clip written") else "bold red")
+def run_recording(argv: list[str], out: Path, done: Callable[[str], object]) -> None:
+    """Run `tui-eval record` (`argv`, from `record_argv`) and tell `done` what came of it, in words."""
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+        message = (f"clip written: {result.stdout.strip() or out}" if result.returncode == 0 else
+                   f"clip failed: {(result.stderr.strip().splitlines() or ['?'])[-1]}")
+    except Exception as exc:  # the recording must not take the app down
+        message = f"clip failed: {type(exc).__name__}: {exc}"
+    done(message)

@@ -9,6 +9,7 @@ it (frames are dropped, never queued). Paused (space, or the run paused), the fr
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.binding import Binding
@@ -21,6 +22,7 @@ from tui_eval.errors import first_line
 from tui_eval.frames.hub import FrameView, Key
 
 from .frame_renderers import FrameOptions
+from .run_view import RunHost
 from .widgets.frame_pane import FramePane
 
 
@@ -50,9 +52,12 @@ class FramesScreen(Screen):
     FramesScreen #frames-row { height: 1fr; }
     """
 
-    def __init__(self, paths: list[str], options: FrameOptions):
+    def __init__(self, paths: list[str], options: FrameOptions, host: RunHost, toggle_pause: Callable[[], None],
+                 record_clip: Callable[[int, list[str]], None]):
+        """`host` holds the source frames come from; `toggle_pause` and `record_clip` are the run screen's."""
         super().__init__()
-        self.paths, self.options = list(paths), options
+        self.paths, self.options, self.host = list(paths), options, host
+        self._toggle_pause, self._record_clip = toggle_pause, record_clip
         self.views = [list(paths)] if len(paths) > 1 else []
         self.views += [[p] for p in paths]
         self.view_index = 0
@@ -90,7 +95,7 @@ class FramesScreen(Screen):
             history = self._history_wanted.is_set()
             if self.frozen and not history:
                 continue
-            source = self.app.source
+            source = self.host.source
             if source is None:
                 continue
             try:
@@ -119,12 +124,12 @@ class FramesScreen(Screen):
 
     def _draw(self) -> None:
         view = self.view
-        state = getattr(self.app.source, "state", "")
+        state = getattr(self.host.source, "state", "")
         if view is None:
             for name in self.shown:
                 self.panes[name].show(None, None)
             self._note("frames come from a live run; this run has finished (tui-eval record CKPT --seed S makes a clip)"
-                       if self.app.source is not None else "loading…")
+                       if self.host.source is not None else "loading…")
             return
         for pane in view.panes:
             frames = pane.frames
@@ -160,8 +165,8 @@ class FramesScreen(Screen):
 
     def action_pause(self) -> None:
         """Pause the run (if it can be paused here) and hold the frame still; again to go on."""
-        if self.app.source is not None and not self.app.readonly:
-            self.app.action_toggle_pause()
+        if self.host.source is not None and not self.host.readonly:
+            self._toggle_pause()
         self._freeze(not self.frozen)
 
     def _freeze(self, frozen: bool) -> None:
@@ -199,4 +204,4 @@ class FramesScreen(Screen):
         if self.view is None or self.view.key is None:
             self._note("no seed shown yet: nothing to record")
             return
-        self.app.record_clip(self.view.key[1], self.shown)
+        self._record_clip(self.view.key[1], self.shown)

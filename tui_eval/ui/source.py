@@ -1,7 +1,8 @@
 """What the app looks at: a live engine, or a run log read back (read-only). Plain Python, no Textual.
 
-Both sources have the same face: statistics of all blocks and of the current block, the run's state,
-its facts, throughput, and (live only) the controls. Events reach the app through an `Inbox` that
+Both sources have the same face (`snapshot.RunSource`): a frozen `RunSnapshot` of all blocks or of the
+current block (statistics, the run's state, blocks, explore settings, throughput), its facts, and (live
+only, or through a live run's control channel) the controls. Events reach the app through an `Inbox` that
 the source fills from its own threads: the engine's workers, or the log viewer's poller.
 
 The app never reads live statistics: summaries and returns are taken under the lock records are added
@@ -17,14 +18,16 @@ from typing import Any
 
 from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, StateChanged
+from tui_eval.format import workers_line
 from tui_eval.frames.hub import FrameView, Key
 from tui_eval.frames.wire import view_from_json
-from tui_eval.spec import SeedBlock
+from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ComparisonSummary, ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
 from tui_eval.summary import replay
 
 from .inbox import Inbox
+from .snapshot import RunSnapshot
 
 FACT_KEYS = ("algorithm", "env", "module")
 
@@ -74,6 +77,22 @@ class LiveSource:
     def summaries(self, current_block_only: bool) -> tuple[dict[str, dict], ComparisonSummary | None]:
         """Per-path and comparison summaries, read under the engine's lock (stats are not thread-safe)."""
         return self.engine.snapshot(current_block_only)
+
+    def snapshot(self, current_block_only: bool = False, with_returns: bool = False,
+                 numbers: bool = True) -> RunSnapshot:
+        """The run now; without `numbers` (the header between statistics refreshes) no summaries."""
+        engine = self.engine
+        summaries, comparison = engine.snapshot(current_block_only) if numbers else ({}, None)
+        return RunSnapshot(
+            paths=tuple(self.paths), state=str(engine.state), summaries=summaries, comparison=comparison,
+            returns=engine.returns_snapshot(current_block_only) if numbers and with_returns else None,
+            blocks=tuple(engine.blocks), explore={n: engine.explore_of(n) for n in self.paths},
+            throughput={n: engine.throughput(n) for n in self.paths},
+            done={n: s.episodes for n, s in engine.stats.paths.items()}, elapsed=engine.active_seconds(),
+            workers=workers_line(engine.paths), block_only=current_block_only)
+
+    def records(self) -> list[EpisodeRecord]:
+        return self.engine.log.records()
 
     def returns(self, current_block_only: bool) -> dict[str, ReturnsSnapshot]:
         return self.engine.returns_snapshot(current_block_only)
@@ -237,6 +256,22 @@ class LogSource:
         with self._stats_lock:
             return {name: s.returns_snapshot() for name, s in stats.paths.items()}
 
+    def snapshot(self, current_block_only: bool = False, with_returns: bool = False,
+                 numbers: bool = True) -> RunSnapshot:
+        """The log as read so far; without `numbers` (the header between statistics refreshes) no summaries."""
+        summaries, comparison = self.summaries(current_block_only) if numbers else ({}, None)
+        with self._stats_lock:
+            done = {name: s.episodes for name, s in self.stats.paths.items()}
+        return RunSnapshot(
+            paths=tuple(self.paths), state=self._state, summaries=summaries, comparison=comparison,
+            returns=self.returns(current_block_only) if numbers and with_returns else None,
+            blocks=tuple(self.blocks), explore={n: self.explore(n) for n in self.paths},
+            throughput={n: self.throughput(n) for n in self.paths}, done=done, elapsed=self.elapsed(),
+            idle_seconds=self.idle_seconds(), block_only=current_block_only)
+
+    def records(self) -> list[EpisodeRecord]:
+        return self.log.records()
+
     def idle_seconds(self) -> float:
         """Seconds since the newest record was written (or since the run started, before any)."""
         last = self._last_at or self._meta.get("started_at")
@@ -312,5 +347,6 @@ class LogSource:
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=2.0)
+        if self._thread.ident is not None:  # started
+            self._thread.join(timeout=2.0)
         self.log.close()

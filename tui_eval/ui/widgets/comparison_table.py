@@ -14,6 +14,7 @@ from textual.widget import Widget
 from tui_eval.format import interval, num, on_off, percent
 from tui_eval.stats import ComparisonSummary
 
+from ..snapshot import RunSnapshot
 from .palette import path_style
 
 # (key, header); columns are dropped from the end of DROP_ORDER while the table is wider than the widget
@@ -39,6 +40,12 @@ class TableData:
     throughput: dict[str, tuple[float, float]] = field(default_factory=dict)
     target: int | None = None
     comparison: ComparisonSummary | None = None
+
+    @classmethod
+    def of(cls, snapshot: RunSnapshot, target: int | None) -> TableData:
+        """The table of a run's snapshot."""
+        return cls(paths=list(snapshot.paths), summaries=dict(snapshot.summaries), explore=dict(snapshot.explore),
+                   throughput=dict(snapshot.throughput), target=target, comparison=snapshot.comparison)
 
 
 def path_cells(name: str, s: dict[str, Any], data: TableData, label: str | None = None,
