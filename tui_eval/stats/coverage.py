@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .combine import betting_and_asymptotic_cs
 from .guards import anytime_share_upper, guarded_asymptotic_cs
-from .sequences import prpl_eb_cs
 
 __all__ = ["capped_returns", "CASES", "shown_cs", "ever_miss", "peeking_row", "ab_verdicts", "equivalence_shown",
            "exact_equivalent_shown"]
@@ -38,10 +38,10 @@ CASES = {
 
 
 def shown_cs(x: np.ndarray, bounds, alpha: float = 0.05, burn_in: int = 30):
-    """The interval `PathStats` shows at every look: PrPl-EB (running intersection) with bounds,
-    else the variance-guarded asymptotic CS; NaN where none is shown."""
+    """The interval `PathStats` shows at every look: with bounds the hedged betting CS intersected
+    with the guarded asymptotic CS (`combine`), else the guarded asymptotic CS; NaN where none is shown."""
     if bounds is not None:
-        return prpl_eb_cs(x, bounds[0], bounds[1], alpha, intersect=True)
+        return betting_and_asymptotic_cs(x, bounds[0], bounds[1], alpha, burn_in)
     return guarded_asymptotic_cs(x, alpha, burn_in=burn_in)
 
 
@@ -71,7 +71,7 @@ def ab_verdicts(b: np.ndarray, bounds=None, burn_in: int = 30, alpha: float = 0.
     d = CAP - b
     if bounds is not None:
         span = bounds[1] - bounds[0]
-        lo, hi = prpl_eb_cs(d, -span, span, alpha / 2, intersect=True)
+        lo, hi = betting_and_asymptotic_cs(d, -span, span, alpha / 2, burn_in)
         margin = np.full(b.shape[0], 0.05 * span)
         frozen_at = 0
     else:
