@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from scipy import special, stats
 
 from tui_eval.spec import EpisodeRecord
-from tui_eval.stats.combine import betting_and_asymptotic_cs
 from tui_eval.stats import (
     PathStats,
     PrPlEB,
@@ -33,6 +32,7 @@ from tui_eval.stats import (
     prpl_eb_cs,
     wilson_interval,
 )
+from tui_eval.stats.combine import betting_and_asymptotic_cs
 
 ALPHA = 0.05
 RUNS, LOOKS = 2000, 1000

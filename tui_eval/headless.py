@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from tui_eval.decide import gate_exit_code
 from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, Event, PathFailed
 from tui_eval.format import num, summary_table
@@ -69,6 +70,9 @@ def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: st
         return EXIT_TERMINATED
     if report_given_up(failed, err):
         return EXIT_PATH_FAILED
+    gate = gate_exit_code(summary)  # --fail-if-worse: 0 / 3 / 5
+    if gate is not None:
+        return gate
     if fail_on_differ and (summary.get("comparison") or {}).get("verdict") == "differ":
         return EXIT_DIFFER
     return EXIT_OK

@@ -153,7 +153,8 @@ class BettingState:
         prod_pos = np.cumprod(fac_pos, axis=0, out=fac_pos)
         prod_neg = np.cumprod(fac_neg, axis=0, out=fac_neg)
         with np.errstate(over="ignore"):
-            crossed = (prod_pos > np.exp(self.log_thresh - self.log_pos)) | (prod_neg > np.exp(self.log_thresh - self.log_neg))
+            crossed = prod_pos > np.exp(self.log_thresh - self.log_pos)
+            crossed |= prod_neg > np.exp(self.log_thresh - self.log_neg)
         alive = ~np.logical_or.accumulate(crossed, axis=0, out=crossed)
         alive &= self.alive
         alive[:, self.frozen] = self.alive[self.frozen]
