@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from tui_eval.decide import gate_exit_code
 from tui_eval.headless import EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, finish, record_failures, report_given_up
 from tui_eval.outputs import stderr_path
 from tui_eval.runtime.owner import EXIT_TERMINATED, RunOwner
@@ -91,7 +92,8 @@ def finish_live(app, code: int, out=None, err=None, owner: RunOwner | None = Non
         owner.close(status)
     if report_given_up(failed, err) and code == 0:
         return EXIT_PATH_FAILED
-    return code
+    gate = gate_exit_code(summary)  # --fail-if-worse: 0 / 3 / 5
+    return gate if gate is not None and code == 0 else code
 
 
 def run_app(plan, owner: RunOwner | None = None, frames=None) -> int:

@@ -28,9 +28,15 @@ import numpy as np
 from .betting import hedged_betting_cs
 from .guards import guarded_asymptotic_cs
 
-__all__ = ["ASYMPTOTIC_SHARE", "intersect", "intersect_arrays", "betting_and_asymptotic_cs"]
+__all__ = ["ASYMPTOTIC_SHARE", "ASYMPTOTIC_JOINS_AT", "intersect", "intersect_arrays", "betting_and_asymptotic_cs"]
 
 ASYMPTOTIC_SHARE = 0.9  # of alpha, for the asymptotic part; the betting part gets the rest
+# The asymptotic part joins from this many values on (unbounded returns: from the burn-in, 30): the
+# betting part covers the first looks, where the CLT is still poor for skewed returns. Measured
+# ever-miss of the asymptotic part at 0.9 alpha on lognormal(0, 1) clipped to [0, 20], 3,000 x 1,000:
+# from 30 on 8.0%, from 60 on 5.3%, from 100 on 3.4%; 60 still decides the Pendulum-like difference
+# of 100 (fixed-n n = 16) within 2.5 x 30 pairs.
+ASYMPTOTIC_JOINS_AT = 60
 
 
 def intersect(first, second):
@@ -57,7 +63,8 @@ def betting_and_asymptotic_cs(x, lo: float, hi: float, alpha: float = 0.05, burn
                               share: float = ASYMPTOTIC_SHARE):
     """What `PathStats` shows for returns in [lo, hi], at every look of `x` (runs x looks): the
     hedged betting CS at (1 - share) alpha intersected with the guarded asymptotic CS at share x
-    alpha (from `burn_in` looks on). Vectorised, for coverage and power simulations."""
+    alpha (from max(`burn_in`, `ASYMPTOTIC_JOINS_AT`) looks on). Vectorised, for coverage and power
+    simulations."""
     blo, bhi = hedged_betting_cs(x, lo, hi, (1.0 - share) * alpha)
-    alo, ahi = guarded_asymptotic_cs(x, share * alpha, burn_in=burn_in)
+    alo, ahi = guarded_asymptotic_cs(x, share * alpha, burn_in=max(burn_in, ASYMPTOTIC_JOINS_AT))
     return intersect_arrays(blo, bhi, alo, ahi)

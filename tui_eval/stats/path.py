@@ -17,7 +17,7 @@ import numpy as np
 from tui_eval.spec import EpisodeRecord
 
 from .betting import BettingState
-from .combine import ASYMPTOTIC_SHARE, intersect
+from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, intersect
 from .guards import guarded_asymptotic_cs_from_moments
 from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
 from .sequences import PrPlEB, beta_mixture_cs_scalar, normal_mixture_cs_from_mean
@@ -225,7 +225,8 @@ class PathStats:
         span = hi - lo
         betting = (lo + span * float(blo[0]), lo + span * float(bhi[0]))
         asym = guarded_asymptotic_cs_from_moments(self.n, self._mean, self._m2, self._min, self._max,
-                                                  ASYMPTOTIC_SHARE * self.alpha, self.target_n, self.burn_in)
+                                                  ASYMPTOTIC_SHARE * self.alpha, self.target_n,
+                                                  max(self.burn_in, ASYMPTOTIC_JOINS_AT))
         return intersect(betting, asym), BETTING_CS.format(lo=lo, hi=hi, bet=1 - ASYMPTOTIC_SHARE,
                                                            asym=ASYMPTOTIC_SHARE)
 
