@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from tui_eval.decide import gate_exit_code
+from tui_eval.decide import EXIT_UNDECIDED, gate_exit_code  # noqa: F401  (EXIT_UNDECIDED: re-exported)
 from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, Event, PathFailed
 from tui_eval.format import num, summary_table
@@ -18,6 +18,7 @@ from tui_eval.runtime.owner import EXIT_TERMINATED, RunOwner
 from tui_eval.summary import build_summary
 
 EXIT_OK, EXIT_DIFFER, EXIT_PATH_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
+# --fail-if-worse: 0 not worse, 3 (EXIT_DIFFER) worse, EXIT_UNDECIDED (5) undecided at the budget (tui_eval.decide)
 
 
 def progress_line(engine: Engine) -> str:
