@@ -37,7 +37,7 @@ __all__ = ["GRID", "plug_in_bets", "hedged_log_capital", "BettingState", "hedged
 GRID = 1000  # grid steps on [0, 1] (the paper's and `confseq`'s default `breaks`)
 _TRUNC = 0.5  # c: bets truncated at c/m and c/(1-m) (the paper's default)
 _THETA = 0.5  # weight of the positive capital process in the hedge
-_MAX_STEP = 256  # values per vectorised step: a product of <= 256 factors in [1/2, 14] stays finite
+_MAX_STEP = 1024  # values per step: <= 1024 factors in [1/2, 14] never underflow to 0 (overflow: a crossing)
 _CELLS = 1 << 18  # values x runs x grid points per vectorised step (small arrays stay in cache)
 
 
@@ -147,8 +147,9 @@ class BettingState:
         self.t += y.shape[1]
         m = self.points[self.a : self.b + 1]
         # time-major (k x runs x window). Products within the step instead of sums of logs (no log
-        # per cell): the factors lie in [1/2, 14], so <= _MAX_STEP of them stay within float range,
-        # and K_s > 1/alpha reads prod_{step, <= s} > exp(log(1/alpha) - log K at the step's start).
+        # per cell): the factors lie in [1/2, 14], so a product of <= _MAX_STEP never underflows to 0
+        # (one that overflows to inf has crossed, as it should), and K_s > 1/alpha reads
+        # prod_{step, <= s} > exp(log(1/alpha) - log K at the step's start).
         fac_pos, fac_neg = _factors(y.T, bets.T, m)
         prod_pos = np.cumprod(fac_pos, axis=0, out=fac_pos)
         prod_neg = np.cumprod(fac_neg, axis=0, out=fac_neg)
