@@ -1,6 +1,6 @@
 """Cost of tui-eval's statistics on the hot path and on a refresh.
 
-Run: python bench/bench_stats.py [--episodes N]
+Run: python bench/bench_stats.py [--episodes N] [--bounded] | --coverage | --power
 
 Two paths A and B run the same seeds, N episodes each (default 1,000,000). Prints (1) the cost of one
 episode on the hot path, `RunStats.add` (the path's `PathStats` for its explore setting + the
@@ -24,6 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 
@@ -54,11 +55,19 @@ def make_chunk(rng: np.random.Generator, start: int, size: int) -> list[EpisodeR
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=1_000_000, help="episodes per path")
-    parser.add_argument("--bounded", action="store_true", help="PathStats with return_bounds (PrPl-EB on the hot path)")
+    parser.add_argument("--bounded", action="store_true",
+                        help="PathStats with return_bounds (hedged betting ∩ asymptotic on the hot path)")
     parser.add_argument("--coverage", action="store_true", help="print the coverage table under peeking instead")
+    parser.add_argument("--power", action="store_true",
+                        help="print pairs until `differ` vs the fixed-n t-test, width ratios and the betting cost")
     args = parser.parse_args()
     if args.coverage:
         coverage_table()
+        return
+    if args.power:
+        from stats_power import print_power_table
+
+        print_power_table()
         return
     n_total = 2 * args.episodes
 

@@ -103,7 +103,7 @@ def test_bounds_and_margin_reach_paths_and_comparison():
     stats.add(rec("B", 0, 480.0, explore=True))
     s = stats.paths["A"].summary()
     assert s["return_bounds"] == [0.0, 500.0] and s["bounds_source"] == "CartPole-v1: +1 x 500"
-    assert s["cs95"] is not None and "PrPl-EB" in s["cs_method"]  # from the first episode
+    assert s["cs95"] is not None and "hedged betting" in s["cs_method"]  # from the first episode
     c = stats.comparison_summary()
     assert c.margin == 25.0 and c.diff_cs95 is not None and c.method == "paired"
 

@@ -32,6 +32,7 @@ from tui_eval.stats import (
     prpl_eb_cs,
     wilson_interval,
 )
+from tui_eval.stats.combine import betting_and_asymptotic_cs
 
 ALPHA = 0.05
 RUNS, LOOKS = 2000, 1000
@@ -111,13 +112,17 @@ def test_prpl_eb_running_update_equals_batch_and_pure_function():
 def test_path_stats_cs_is_the_pure_function_at_every_look():
     rng = np.random.default_rng(2)
     x = rng.standard_t(3, 150) * 20 + 100
-    unb, bnd = PathStats(), PathStats(return_bounds=(-1e4, 1e4))
+    unb, bnd = PathStats(), PathStats(return_bounds=(-1e4, 1e4), bounded_cs="prpl-eb")
+    bet = PathStats(return_bounds=(-1e4, 1e4))  # the default: hedged betting ∩ asymptotic
     alo, ahi = guarded_asymptotic_cs(x, ALPHA)
     plo, phi = prpl_eb_cs(x, -1e4, 1e4, ALPHA, intersect=True)
+    blo, bhi = betting_and_asymptotic_cs(x, -1e4, 1e4, ALPHA)
     for i, v in enumerate(x.tolist()):
         rec = EpisodeRecord("A", i, v, 1)
         unb.add(rec)
         bnd.add(rec)
+        bet.add(rec)
+        assert bet.cs()[0] == pytest.approx((blo[i], bhi[i]), rel=1e-9)
         su, sb = unb.summary(), bnd.summary()
         if i + 1 < BURN_IN:
             assert su["cs95"] is None
@@ -126,6 +131,7 @@ def test_path_stats_cs_is_the_pure_function_at_every_look():
         assert sb["cs95"] == pytest.approx([plo[i], phi[i]], rel=1e-9)
     assert su["cs_method"] == "asymptotic-cs, variance guarded (Waudby-Smith et al. 2021)"
     assert "PrPl-EB" in sb["cs_method"] and "Waudby-Smith & Ramdas 2023" in sb["cs_method"]
+    assert "hedged betting" in bet.cs()[1] and "asymptotic" in bet.cs()[1]
     nm = PathStats(return_bounds=(-1e4, 1e4), bounded_cs="normal-mixture")
     for i, v in enumerate(x.tolist()):
         nm.add(EpisodeRecord("A", i, v, 1))

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from tui_eval.decide import decision_options
 from tui_eval.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED
 from tui_eval.quiet import quiet_libraries
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
@@ -76,6 +77,14 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log", help="the run's SQLite log (default: a new file under ./tui-eval-runs/)")
     p.add_argument("--json", help="write the summary here when the run ends")
     p.add_argument("--fail-on-differ", action="store_true", help="headless: exit 3 when the verdict is 'differ'")
+    p.add_argument("--until-decided", action="store_true",
+                   help="stop once the verdict is 'differ' or 'equivalent' (with --fail-if-worse: once the gate "
+                        "answers); --episodes is the budget")
+    p.add_argument("--fail-if-worse", type=float, metavar="D",
+                   help="with --vs BASELINE: exit 0 once anytime-95%% not worse than the baseline by more than D "
+                        "(return units), 3 once worse, 5 undecided at the budget")
+    p.add_argument("--fail-if-worse-success", type=float, metavar="P",
+                   help="the same gate on the success rate, P in percentage points")
     p.add_argument("--agent-cfg", help="rsl_rl: the runner config (yaml/json)")
     p.add_argument("--activation", help="rsl_rl: activation when the config is inferred from the weights")
     p.add_argument("--vecenv", help="rsl_rl: module:function returning an rsl_rl VecEnv")
@@ -177,6 +186,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         agent_cfg=args.agent_cfg, activation=args.activation, vecenv=args.vecenv,
         generic_connectors=args.generic_connectors, imports=list(args.imports),
         custom_paths=list(args.custom_paths), vs=args.vs, workers=args.workers, ray_address=args.ray_address,
+        **decision_options(args),
     )
 
 
@@ -266,10 +276,11 @@ def record_command(argv: list[str]) -> int:
     parser.add_argument("--stride", type=int, default=1, help="keep every Nth step's frame (default 1: every step)")
     _add_run_options(parser)
     args = parser.parse_args(argv)
-    for option in ("headless", "detach", "frames", "fail_on_differ"):
+    for option in ("headless", "detach", "frames", "fail_on_differ", "until_decided"):
         if getattr(args, option):
             raise BadInput(f"record does not take --{option.replace('_', '-')}; see tui-eval record --help")
-    for option in ("episodes", "seeds", "log", "json", "num_envs", "frames_renderer", "frames_fps"):
+    for option in ("episodes", "seeds", "log", "json", "num_envs", "frames_renderer", "frames_fps", "fail_if_worse",
+                   "fail_if_worse_success"):
         if getattr(args, option) is not None:
             raise BadInput(f"record plays one seed (--seed S) on one env per path; it does not take "
                            f"--{option.replace('_', '-')}")

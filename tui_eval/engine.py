@@ -78,6 +78,7 @@ class Engine:
         self._pending_explore: dict[str, bool] = {}
         self._paused = False
         self._stopping = False
+        self._enough = False  # decided early (--until-decided): no new episode starts
         self._finished: set[str] = set()
         self._all_done = threading.Event()
         self._subscribers: list[Subscriber] = []
@@ -196,6 +197,18 @@ class Engine:
             self._wake.notify_all()
         self._publish(StateChanged(EngineState.STOPPING))
 
+    def end_early(self) -> None:
+        """Start no new episode, as if every path had reached its budget: the episodes in flight finish
+        and are recorded, then the run is done (`--until-decided`, `tui_eval.decide`)."""
+        with self._lock:
+            self._enough = True
+            self._wake.notify_all()
+
+    def comparison_now(self) -> ComparisonSummary | None:
+        """The comparison of all blocks now, under the engine's lock (cheaper than `snapshot`)."""
+        with self._lock:
+            return self.stats.comparison_summary()
+
     def wait(self, timeout: float | None = None) -> bool:
         """Block until every path finished; True when they all did."""
         return self._all_done.wait(timeout)
@@ -270,6 +283,8 @@ class Engine:
     # ------------------------------------------------------------------ workers
     def _exhausted(self, name: str) -> bool:
         state = self._state[name]
+        if self._enough:
+            return True
         if state.retry:
             return False
         if self.episodes is not None and state.started >= self.episodes:

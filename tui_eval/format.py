@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tui_eval.decide import decision_line
 from tui_eval.stats import ComparisonSummary, returns_identical
 
 
@@ -195,7 +196,9 @@ def summary_table(summary: dict[str, Any]) -> str:
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
     comparison = summary.get("comparison")
-    return text + "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
+    text += "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
+    decided = decision_line(summary)  # --until-decided / --fail-if-worse
+    return text if decided is None else text + "\n" + decided
 
 
 def workers_line(paths: dict) -> str:

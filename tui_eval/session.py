@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_eval.decide import check_gate_paths, watch_decision
 from tui_eval.engine import Engine
 from tui_eval.errors import first_line
 from tui_eval.kinds import load_kind
@@ -123,6 +124,7 @@ def share_cpu_threads(paths: int, device: str = "cpu") -> None:
 def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = None) -> Engine:
     """Load every path (heavy: restores policies, may start ray) and return an engine, not yet started."""
     spec = plan.spec
+    check_gate_paths(spec, plan.paths)
     share_cpu_threads(len(plan.paths), spec.device)
     log = RunLog(plan.log_path)
     RunMeta(
@@ -147,9 +149,11 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
     bounds = return_bounds(plan)
     RunMeta(descriptions={p.name: p.description for p in built}, status=RunStatus.RUNNING,
             return_bounds=None if bounds is None else list(bounds)).write(log)
-    return Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
-                  equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
-                  rebuild=build)
+    engine = Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
+                    equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
+                    rebuild=build)
+    watch_decision(engine, spec)  # --until-decided: ends the run at the answer
+    return engine
 
 
 def path_builder(plan: Plan) -> Callable[[str, bool], InferencePath]:

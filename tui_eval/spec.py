@@ -102,6 +102,9 @@ class RunSpec:
     log: str | None = None
     json: str | None = None
     fail_on_differ: bool = False
+    until_decided: bool = False  # stop once decided (tui_eval.decide); `episodes` is then the budget
+    fail_if_worse: float | None = None  # --vs gate: exit 3 when worse than the baseline by more than this
+    fail_if_worse_success: float | None = None  # the same for the success rate, in percentage points
     return_bounds: tuple[float, float] | None = None
     equivalence_margin: float | None = None
     generic_connectors: bool = False  # rllib: run the connector pipelines step by step even when stock

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tui_eval.decide import decision_summary
 from tui_eval.format import comparison_reason
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, RunStats
@@ -77,12 +78,16 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
                 label: _path_entry(part, part["explore"], None, None) for label, part in s["by_explore"].items()
             }
     comparison = stats.comparison_summary()
+    compared = comparison_json(comparison)
     document = {
         "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"),
         "env": meta.get("env"),
         "seeds": meta.get("seeds"), "versions": meta.get("versions"), "paths": paths,
-        "comparison": comparison_json(comparison), "episodes": [r.to_json() for r in records],
+        "comparison": compared, "episodes": [r.to_json() for r in records],
     }
+    decision = decision_summary(meta, compared)  # --until-decided / --fail-if-worse
+    if decision is not None:
+        document["decision"] = decision
     if len(stats.comparisons) > 1:
         document["comparisons_by_explore"] = [comparison_json(c) for c in stats.comparisons_by_explore()]
     return json_clean(document)

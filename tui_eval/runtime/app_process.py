@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from tui_eval.decide import gate_exit_code
 from tui_eval.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
 from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.outputs import stderr_path
@@ -83,7 +84,8 @@ def finish_live(app, code: int, out=None, err=None, owner: RunOwner | None = Non
                  out=out, err=err, say_log=True)
     if end.given_up and code == 0:
         return EXIT_PATH_FAILED
-    return code
+    gate = gate_exit_code(end.summary)  # --fail-if-worse: 0 / 3 / 5
+    return gate if gate is not None and code == 0 else code
 
 
 def run_app(plan, owner: RunOwner | None = None, frames=None) -> int:

@@ -9,6 +9,7 @@ import sys
 import time
 from typing import TextIO
 
+from tui_eval.decide import gate_exit_code
 from tui_eval.engine import Engine
 from tui_eval.events import Event
 from tui_eval.exit_codes import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
@@ -51,6 +52,9 @@ def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: st
         return EXIT_TERMINATED
     if end.given_up:
         return EXIT_PATH_FAILED
+    gate = gate_exit_code(end.summary)  # --fail-if-worse: 0 / 3 / 5
+    if gate is not None:
+        return gate
     if fail_on_differ and (end.summary.get("comparison") or {}).get("verdict") == "differ":
         return EXIT_DIFFER
     return EXIT_OK

@@ -1,6 +1,6 @@
 """Return bounds that can be known before the first episode: a time limit times per-step reward bounds.
 
-A bounded return lets the live view use a non-asymptotic confidence sequence (PrPl-EB) that is valid
+A bounded return lets the live view use a non-asymptotic confidence sequence (hedged betting, `betting`) that is valid
 from the first episode on, and gives an equivalence margin fixed before any data (5% of the range).
 """
 

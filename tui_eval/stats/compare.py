@@ -3,9 +3,10 @@
 Paired by seed: when both paths finished the same seed of the same block, the per-seed difference
 d = ret_a - ret_b removes the seed's own difficulty from the comparison (a paired design; the
 variance of d is usually far below var_a + var_b). Differences feed a `PathStats` of their own: with
-return bounds [lo, hi], d lies in [-(hi - lo), hi - lo] and gets the bounded PrPl-EB sequence, valid
-from the first pair; without, the variance-guarded asymptotic CS (never zero-width). Until enough
-pairs exist the comparison falls back to an unpaired (Welch-style) difference of per-path sequences.
+return bounds [lo, hi], d lies in [-(hi - lo), hi - lo] and gets the bounded sequence (hedged betting
+∩ guarded asymptotic, `combine`), valid from the first pair; without, the variance-guarded
+asymptotic CS (never zero-width). Until enough pairs exist the comparison falls back to an unpaired
+(Welch-style) difference of per-path sequences.
 
 Verdict, with alpha split by Bonferroni in two halves fixed at the start (mean return difference and
 success-rate difference, whether or not a success signal ever appears):
@@ -21,7 +22,7 @@ identical is ``equivalent`` only once an anytime upper bound on the share of see
 differ is at most `could_differ_max` (Robbins' beta mixture, `guards.anytime_share_upper`).
 
 References: Waudby-Smith et al. (2021), arXiv:2103.06476 (asymptotic CS, also for paired
-differences); Waudby-Smith & Ramdas (2023), arXiv:2010.09686 (PrPl-EB); Robbins (1970) beta mixture
+differences); Waudby-Smith & Ramdas (2023), arXiv:2010.09686 (hedged betting); Robbins (1970) beta mixture
 (rates); Howard et al. (2021) (normal mixture, bounded); B. L. Welch (1947) (unpaired difference);
 D. J. Schuirmann (1987), J. Pharmacokinet. Biopharm. 15(6) (two one-sided tests).
 """

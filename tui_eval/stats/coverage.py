@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .betting import BettingState
+from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, betting_and_asymptotic_cs
 from .guards import anytime_share_upper, guarded_asymptotic_cs
-from .sequences import prpl_eb_cs
 
-__all__ = ["capped_returns", "CASES", "shown_cs", "ever_miss", "peeking_row", "ab_verdicts", "equivalence_shown",
-           "exact_equivalent_shown"]
+__all__ = ["capped_returns", "CASES", "shown_cs", "ever_miss", "combined_ever_miss", "peeking_row", "ab_verdicts",
+           "equivalence_shown", "exact_equivalent_shown"]
 
 CAP, P_CAP, LOW = 500.0, 0.98, (10.0, 200.0)
 CAPPED_MEAN = P_CAP * CAP + (1 - P_CAP) * sum(LOW) / 2  # 492.1
@@ -38,10 +39,10 @@ CASES = {
 
 
 def shown_cs(x: np.ndarray, bounds, alpha: float = 0.05, burn_in: int = 30):
-    """The interval `PathStats` shows at every look: PrPl-EB (running intersection) with bounds,
-    else the variance-guarded asymptotic CS; NaN where none is shown."""
+    """The interval `PathStats` shows at every look: with bounds the hedged betting CS intersected
+    with the guarded asymptotic CS (`combine`), else the guarded asymptotic CS; NaN where none is shown."""
     if bounds is not None:
-        return prpl_eb_cs(x, bounds[0], bounds[1], alpha, intersect=True)
+        return betting_and_asymptotic_cs(x, bounds[0], bounds[1], alpha, burn_in)
     return guarded_asymptotic_cs(x, alpha, burn_in=burn_in)
 
 
@@ -53,10 +54,29 @@ def ever_miss(lo: np.ndarray, hi: np.ndarray, mu: float) -> tuple[float, float]:
     return float(miss.any(axis=-1).mean()), float(zero.any(axis=-1).mean())
 
 
+def combined_ever_miss(x: np.ndarray, lo: float, hi: float, mu: float, alpha: float = 0.05) -> float:
+    """Share of runs whose bounded interval (`combine.betting_and_asymptotic_cs`) ever excludes mu,
+    counted as "the asymptotic part ever misses or the betting part does" (an upper bound: the shown
+    interval misses only if a part does). The betting part never grows, so it ever misses iff it
+    misses at the last look: only its final state is computed (fast; no per-look intervals)."""
+    span = hi - lo
+    bet = BettingState((1.0 - ASYMPTOTIC_SHARE) * alpha, runs=x.shape[0])
+    bet.extend((x - lo) / span)
+    blo, bhi = bet.interval()
+    bet_miss = (lo + span * blo > mu) | (lo + span * bhi < mu)
+    alo, ahi = guarded_asymptotic_cs(x, ASYMPTOTIC_SHARE * alpha, burn_in=ASYMPTOTIC_JOINS_AT)
+    asym_miss = ((alo > mu) | (ahi < mu)).any(axis=-1)
+    return float((bet_miss | asym_miss).mean())
+
+
 def peeking_row(name: str, runs: int, looks: int, seed: int = 0) -> dict:
-    """One row of the coverage table for `CASES[name]`."""
+    """One row of the coverage table for `CASES[name]` (bounded: `combined_ever_miss`; never zero
+    width, shown from look 1, by construction: the betting part spans two grid steps at least)."""
     sampler, mu, bounds = CASES[name]
     x = sampler(np.random.default_rng(seed), (runs, looks))
+    if bounds is not None:
+        miss = combined_ever_miss(x, bounds[0], bounds[1], mu)
+        return {"case": name, "runs": runs, "looks": looks, "ever_miss": miss, "zero_width": 0.0, "first_look": 1}
     lo, hi = shown_cs(x, bounds)
     miss, zero = ever_miss(lo, hi, mu)
     first = int(np.argmax(~np.isnan(lo), axis=-1).min()) + 1
@@ -71,7 +91,7 @@ def ab_verdicts(b: np.ndarray, bounds=None, burn_in: int = 30, alpha: float = 0.
     d = CAP - b
     if bounds is not None:
         span = bounds[1] - bounds[0]
-        lo, hi = prpl_eb_cs(d, -span, span, alpha / 2, intersect=True)
+        lo, hi = betting_and_asymptotic_cs(d, -span, span, alpha / 2, burn_in)
         margin = np.full(b.shape[0], 0.05 * span)
         frozen_at = 0
     else:

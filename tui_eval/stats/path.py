@@ -16,13 +16,18 @@ import numpy as np
 
 from tui_eval.spec import EpisodeRecord
 
+from .betting import BettingState
+from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, intersect
 from .guards import guarded_asymptotic_cs_from_moments
 from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
 from .sequences import PrPlEB, beta_mixture_cs_scalar, normal_mixture_cs_from_mean
 
-__all__ = ["PathStats", "ReturnsSnapshot", "ASYMPTOTIC_CS", "PRPL_EB_CS", "NORMAL_MIXTURE_CS", "BETA_MIXTURE_CS"]
+__all__ = ["PathStats", "ReturnsSnapshot", "ASYMPTOTIC_CS", "BETTING_CS", "PRPL_EB_CS", "NORMAL_MIXTURE_CS",
+           "BETA_MIXTURE_CS"]
 
 ASYMPTOTIC_CS = "asymptotic-cs, variance guarded (Waudby-Smith et al. 2021)"
+BETTING_CS = ("hedged betting, bounded [{lo:g}, {hi:g}] (Waudby-Smith & Ramdas 2023) at {bet:.0%} of alpha "
+              "∩ asymptotic-cs, variance guarded (Waudby-Smith et al. 2021) at {asym:.0%}")
 PRPL_EB_CS = "PrPl-EB, bounded [{lo:g}, {hi:g}] (Waudby-Smith & Ramdas 2023)"
 NORMAL_MIXTURE_CS = "normal-mixture, bounded [{lo:g}, {hi:g}] (Howard et al. 2021)"
 BETA_MIXTURE_CS = "beta-mixture Beta(1/2,1/2) (Robbins 1970)"
@@ -74,7 +79,8 @@ class PathStats:
     Parameters
     ----------
     return_bounds: known (lo, hi) or (lo, hi, where they came from) for every episode's return. Enables
-        a non-asymptotic bounded-data CS (PrPl-EB by default), valid from the first episode. If a valid
+        a non-asymptotic bounded-data CS (by default the hedged betting CS intersected with the
+        guarded asymptotic CS, `combine`), valid from the first episode. If a valid
         return falls outside, the bounds were wrong: the path falls back to the asymptotic CS and
         `cs_method` says so.
     alpha: 1 - confidence level of every interval (0.05: the "95" in the key names).
@@ -83,7 +89,8 @@ class PathStats:
         only once two distinct returns were seen; its variance is guarded (`guards.guarded_variance`)
         so that identical returns never give a zero-width interval. Its coverage is asymptotic (the
         README gives the measured table).
-    bounded_cs: "prpl-eb" (Waudby-Smith & Ramdas 2023) or "normal-mixture" (Howard et al. 2021).
+    bounded_cs: "betting" (hedged betting ∩ asymptotic, Waudby-Smith & Ramdas 2023 / Waudby-Smith et al.
+        2021), "prpl-eb" (Waudby-Smith & Ramdas 2023) or "normal-mixture" (Howard et al. 2021).
     """
 
     def __init__(
@@ -93,12 +100,12 @@ class PathStats:
         *,
         target_n: int = 100,
         burn_in: int = 30,
-        bounded_cs: str = "prpl-eb",
+        bounded_cs: str = "betting",
     ) -> None:
         if not 0.0 < alpha < 1.0:
             raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-        if bounded_cs not in ("prpl-eb", "normal-mixture"):
-            raise ValueError(f"bounded_cs must be 'prpl-eb' or 'normal-mixture', got {bounded_cs!r}")
+        if bounded_cs not in ("betting", "prpl-eb", "normal-mixture"):
+            raise ValueError(f"bounded_cs must be 'betting', 'prpl-eb' or 'normal-mixture', got {bounded_cs!r}")
         self.alpha = float(alpha)
         self.target_n = int(target_n)
         self.burn_in = max(2, int(burn_in))
@@ -106,6 +113,7 @@ class PathStats:
         self.return_bounds: tuple[float, float] | None = None
         self.bounds_source: str | None = None
         self._eb: PrPlEB | None = None
+        self._bet: BettingState | None = None
         self._bounds_ok = False
         self._blo = -math.inf
         self._bhi = math.inf
@@ -120,6 +128,8 @@ class PathStats:
             self._blo, self._bhi = lo - tol, hi + tol
             if bounded_cs == "prpl-eb":
                 self._eb = PrPlEB(lo, hi, alpha)
+            elif bounded_cs == "betting":
+                self._bet = BettingState((1.0 - ASYMPTOTIC_SHARE) * alpha)
         self._series = object()  # identifies this series in its ReturnsSnapshots
         # counts over all episodes
         self.episodes = 0
@@ -185,6 +195,8 @@ class PathStats:
                 self._bounds_ok = False  # the bounds were wrong: stop claiming a bounded-data CS
             elif self._eb is not None and n - self._eb.t >= _EB_BATCH:
                 self._eb_catch_up()
+            elif self._bet is not None and n - self._bet.t >= _EB_BATCH:
+                self._bet_catch_up()
 
     @property
     def return_bounds_ok(self) -> bool:
@@ -195,6 +207,28 @@ class PathStats:
         eb = self._eb
         if eb is not None and self._bounds_ok and eb.t < self.n:
             eb.extend(self._buf[eb.t : self.n])  # within a 1e-9 relative tolerance of [lo, hi]
+
+    def _bet_catch_up(self) -> None:
+        bet = self._bet
+        if bet is not None and self._bounds_ok and bet.t < self.n:
+            lo, hi = self.return_bounds  # type: ignore[misc]
+            bet.extend((self._buf[bet.t : self.n] - lo) / (hi - lo))
+
+    def _betting_cs(self, lo: float, hi: float) -> tuple[tuple[float, float] | None, str]:
+        """The hedged betting CS (its share of alpha) ∩ the guarded asymptotic CS (the rest)."""
+        self._bet_catch_up()
+        bet = self._bet
+        assert bet is not None
+        if bet.t == 0:
+            return None, BETTING_CS.format(lo=lo, hi=hi, bet=1 - ASYMPTOTIC_SHARE, asym=ASYMPTOTIC_SHARE)
+        blo, bhi = bet.interval()
+        span = hi - lo
+        betting = (lo + span * float(blo[0]), lo + span * float(bhi[0]))
+        asym = guarded_asymptotic_cs_from_moments(self.n, self._mean, self._m2, self._min, self._max,
+                                                  ASYMPTOTIC_SHARE * self.alpha, self.target_n,
+                                                  max(self.burn_in, ASYMPTOTIC_JOINS_AT))
+        return intersect(betting, asym), BETTING_CS.format(lo=lo, hi=hi, bet=1 - ASYMPTOTIC_SHARE,
+                                                           asym=ASYMPTOTIC_SHARE)
 
     # ------------------------------------------------------------------ views
     def returns(self) -> np.ndarray:
@@ -229,6 +263,8 @@ class PathStats:
             if self._eb is not None and a == self.alpha:
                 self._eb_catch_up()
                 return self._eb.interval(), PRPL_EB_CS.format(lo=lo, hi=hi)
+            if self._bet is not None and a == self.alpha:
+                return self._betting_cs(lo, hi)
             return (
                 normal_mixture_cs_from_mean(n, self._mean, lo, hi, a, self.target_n),
                 NORMAL_MIXTURE_CS.format(lo=lo, hi=hi),
