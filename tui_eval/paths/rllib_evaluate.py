@@ -110,8 +110,8 @@ class RllibEvaluatePath(InferencePath):
         # Without evaluation runners in the checkpoint's config, the user's evaluate() samples with the main
         # config and ignores evaluation_config: the runner made here then gets the main config too.
         evaluation_config = config.evaluation_config if use_evaluation_config else None
-        self.algo = algo_class.from_checkpoint(
-            str(checkpoint), config=self._config(config, evaluation_config, num_envs, device, explore))
+        self.algo = restore_algorithm(algo_class, checkpoint,
+                                      self._config(config, evaluation_config, num_envs, device, explore))
         # The Algorithm sets RLlib's log level from its config; its warnings about evaluation durations do
         # not apply to calls whose episodes carry on across calls.
         logging.getLogger("ray.rllib").setLevel(logging.ERROR)
@@ -260,6 +260,27 @@ class RllibEvaluatePath(InferencePath):
             self.algo.stop()
         except Exception:  # closing after a failure: what is left of the runner may fail to stop
             pass
+
+
+def restore_algorithm(algo_class, checkpoint: Path, config):
+    """`Algorithm.from_checkpoint(path, config=config)` as it works for PPO: the Algorithm built with `config`,
+    then the checkpoint's state restored into it.
+
+    from_checkpoint hands `config` to the constructor only when the constructor's signature names it; SAC's
+    `__init__(*args, **kwargs)` names nothing, so from_checkpoint silently keeps the checkpoint's own config
+    (no evaluation runner, the raw env, episode units) for SAC (ray 2.60). Built this way every algorithm
+    gets the config asked for; a config that still did not take is an error, not a run that never ends."""
+    algo = algo_class(config=config)
+    try:
+        algo.restore_from_path(str(checkpoint))
+        taken = algo.evaluation_config
+        if taken.env != GUARDED_ENV or algo.config.evaluation_duration_unit != "timesteps":
+            raise RuntimeError(f"{getattr(algo_class, '__name__', algo_class)} did not take the evaluation config "
+                               f"(env {taken.env!r}, unit {algo.config.evaluation_duration_unit!r})")
+    except BaseException:
+        algo.stop()
+        raise
+    return algo
 
 
 def _updated(evaluation_config, overrides: dict[str, Any]):

@@ -1,0 +1,83 @@
+"""One tiny real checkpoint per RLlib algorithm of the new API stack, trained for one iteration:
+
+    python zoo_checkpoints.py OUT_DIR [NAME ...]
+
+Each lands in OUT_DIR/NAME (NAME: ppo, appo, impala, dqn, sac; all by default). Nets of 16 units,
+batches of a few dozen steps, no remote runners: each trains in a few seconds. Run in a subprocess
+(ray.init, training) so that the test process only restores them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import ray
+from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+TINY = DefaultModelConfig(fcnet_hiddens=[16], head_fcnet_hiddens=[16])
+REPLAY = {"type": "EpisodeReplayBuffer", "capacity": 2000}
+
+
+def _common(config, env: str):
+    return (config.environment(env)
+            .env_runners(num_env_runners=0, num_envs_per_env_runner=2)
+            .learners(num_learners=0)
+            .rl_module(model_config=TINY)
+            .reporting(min_time_s_per_iteration=0, min_sample_timesteps_per_iteration=64)
+            .debugging(seed=5))
+
+
+def ppo():
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    return _common(PPOConfig(), "CartPole-v1").training(train_batch_size_per_learner=128, minibatch_size=64,
+                                                        num_epochs=1)
+
+
+def appo():
+    from ray.rllib.algorithms.appo import APPOConfig
+
+    return _common(APPOConfig(), "CartPole-v1").training(train_batch_size_per_learner=64)
+
+
+def impala():
+    from ray.rllib.algorithms.impala import IMPALAConfig
+
+    return _common(IMPALAConfig(), "CartPole-v1").training(train_batch_size_per_learner=64)
+
+
+def dqn():
+    from ray.rllib.algorithms.dqn import DQNConfig
+
+    return _common(DQNConfig(), "CartPole-v1").training(
+        train_batch_size_per_learner=32, num_steps_sampled_before_learning_starts=32, replay_buffer_config=REPLAY)
+
+
+def sac():
+    from ray.rllib.algorithms.sac import SACConfig
+
+    return _common(SACConfig(), "Pendulum-v1").training(
+        train_batch_size_per_learner=32, num_steps_sampled_before_learning_starts=32, replay_buffer_config=REPLAY)
+
+
+ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
+
+
+def save(config, out: Path) -> None:
+    algo = config.build_algo()
+    algo.train()
+    algo.save(str(out.resolve()))
+    algo.stop()
+
+
+def main(out: Path, names: list[str]) -> None:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    for name in names or list(ALGORITHMS):
+        save(ALGORITHMS[name](), out / name)
+        print("trained", name, flush=True)
+    ray.shutdown()
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]).resolve(), sys.argv[2:])
