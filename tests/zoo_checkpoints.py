@@ -2,7 +2,8 @@
 
     python zoo_checkpoints.py OUT_DIR [NAME ...]
 
-Each lands in OUT_DIR/NAME (NAME: ppo, appo, impala, dqn, sac; all by default). Nets of 16 units,
+Each lands in OUT_DIR/NAME (NAME: ppo, appo, impala, dqn, sac, multi_agent; the algorithms by default).
+APPO and SAC act on Pendulum (continuous actions), the others on CartPole. Nets of 16 units,
 batches of a few dozen steps, no remote runners: each trains in a few seconds. Run in a subprocess
 (ray.init, training) so that the test process only restores them.
 """
@@ -38,7 +39,7 @@ def ppo():
 def appo():
     from ray.rllib.algorithms.appo import APPOConfig
 
-    return _common(APPOConfig(), "CartPole-v1").training(train_batch_size_per_learner=64)
+    return _common(APPOConfig(), "Pendulum-v1").training(train_batch_size_per_learner=64)
 
 
 def impala():
@@ -61,7 +62,21 @@ def sac():
         train_batch_size_per_learner=32, num_steps_sampled_before_learning_starts=32, replay_buffer_config=REPLAY)
 
 
+def to_module(agent_id, episode, **kwargs):
+    return f"p{agent_id}"
+
+
+def multi_agent():
+    """RLlib's MultiAgentCartPole: two agents, each with its own module (a policy_mapping_fn)."""
+    from ray.rllib.examples.envs.classes.multi_agent import MultiAgentCartPole
+
+    return (ppo().environment(MultiAgentCartPole, env_config={"num_agents": 2})
+            .multi_agent(policies={"p0", "p1"}, policy_mapping_fn=to_module))
+
+
 ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
+#: trained on request only (not part of the algorithm matrix)
+EXTRA = {"multi_agent": multi_agent}
 
 
 def save(config, out: Path) -> None:
@@ -74,7 +89,7 @@ def save(config, out: Path) -> None:
 def main(out: Path, names: list[str]) -> None:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     for name in names or list(ALGORITHMS):
-        save(ALGORITHMS[name](), out / name)
+        save({**ALGORITHMS, **EXTRA}[name](), out / name)
         print("trained", name, flush=True)
     ray.shutdown()
 
