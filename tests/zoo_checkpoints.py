@@ -2,7 +2,7 @@
 
     python zoo_checkpoints.py OUT_DIR [NAME ...]
 
-Each lands in OUT_DIR/NAME (NAME: ppo, appo, impala, dqn, sac, multi_agent; the algorithms by default).
+Each lands in OUT_DIR/NAME (NAME: one of ALGORITHMS or EXTRA; the algorithms by default).
 APPO and SAC act on Pendulum (continuous actions), the others on CartPole. Nets of 16 units,
 batches of a few dozen steps, no remote runners: each trains in a few seconds. Run in a subprocess
 (ray.init, training) so that the test process only restores them.
@@ -74,9 +74,27 @@ def multi_agent():
             .multi_agent(policies={"p0", "p1"}, policy_mapping_fn=to_module))
 
 
+def own_evaluation(algorithm, eval_workers):
+    """A user's own evaluation function (what Algorithm.evaluate() then runs instead of sampling)."""
+    return {}, 0, 0
+
+
+def custom_evaluation():
+    return ppo().evaluation(custom_evaluation_function=own_evaluation)
+
+
+def custom_env_runner():
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    class OwnEnvRunner(SingleAgentEnvRunner):
+        """A user's own EnvRunner class (it may step envs as it likes)."""
+
+    return ppo().env_runners(env_runner_cls=OwnEnvRunner)
+
+
 ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
-#: trained on request only (not part of the algorithm matrix)
-EXTRA = {"multi_agent": multi_agent}
+#: checkpoints with a feature a path cannot replicate (refused up front)
+EXTRA = {"multi_agent": multi_agent, "custom_evaluation": custom_evaluation, "custom_env_runner": custom_env_runner}
 
 
 def save(config, out: Path) -> None:

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from tui_eval.stats import ComparisonSummary, returns_identical
+from tui_eval.void import VOID, void_line
 
 
 def num(value: Any, digits: int = 1) -> str:
@@ -195,6 +196,8 @@ def summary_table(summary: dict[str, Any]) -> str:
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
     comparison = summary.get("comparison")
+    if comparison is not None and comparison.get("verdict") == VOID:
+        return text + "\n" + void_line(comparison["void"])
     return text + "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from tui_eval.format import comparison_reason
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, RunStats
+from tui_eval.void import void_reason, voided
 
 
 def _clean(value: Any) -> Any:
@@ -76,13 +77,15 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
             paths[name]["by_explore"] = {
                 label: _path_entry(part, part["explore"], None, None) for label, part in s["by_explore"].items()
             }
-    comparison = stats.comparison_summary()
+    comparison = comparison_json(stats.comparison_summary())
+    void = void_reason(meta.get("path_errors") or [])
     document = {
         "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"),
         "env": meta.get("env"),
         "seeds": meta.get("seeds"), "versions": meta.get("versions"), "paths": paths,
-        "comparison": comparison_json(comparison), "episodes": [r.to_json() for r in records],
+        "comparison": voided(comparison, void) if void else comparison, "episodes": [r.to_json() for r in records],
     }
     if len(stats.comparisons) > 1:
-        document["comparisons_by_explore"] = [comparison_json(c) for c in stats.comparisons_by_explore()]
+        document["comparisons_by_explore"] = [voided(comparison_json(c), void) if void else comparison_json(c)
+                                              for c in stats.comparisons_by_explore()]
     return _clean(document)

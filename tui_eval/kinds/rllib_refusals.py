@@ -33,16 +33,15 @@ def refuse_multi_agent(config, module_ids: list[str], env: Any = None) -> None:
 
 def refuse_for_paths(config, eval_config, paths: list[str]) -> None:
     """Features of the checkpoint's config that one of the chosen paths cannot replicate."""
-    others = lambda name: ",".join(p for p in paths if p != name) or "the other path"  # noqa: E731
     if "evaluate" in paths and config.custom_evaluation_function is not None:
         raise BadInput(f"the checkpoint sets custom_evaluation_function "
                        f"({getattr(config.custom_evaluation_function, '__name__', '?')}): path evaluate would run "
-                       f"that function, not seeded episodes it can pair; run --paths {others('evaluate')}")
+                       "that function, not seeded episodes it can pair; run --paths connectors")
     if "connectors" in paths:
         runner = _runner_class_name(eval_config) or _runner_class_name(config)
         if runner is not None:
             raise BadInput(f"the checkpoint sets env_runner_cls={runner}: path connectors steps envs as "
-                           f"SingleAgentEnvRunner does, not as {runner}; run --paths {others('connectors')}")
+                           f"SingleAgentEnvRunner does, not as {runner}; run --paths evaluate")
 
 
 def _runner_class_name(config) -> str | None:

@@ -32,6 +32,7 @@ from typing import Any
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.local_ray import ensure_ray
+from tui_eval.paths.activity import envs_activity
 from tui_eval.paths.base import Emit, InferencePath, PathGivenUp
 from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.paths.seed_dispenser import DISPENSER_PREFIX, DispenserFeed, DispenserPump
@@ -106,6 +107,8 @@ class RllibEvaluatePath(InferencePath):
         self.num_envs = num_envs
         self.call_steps = 50 * num_envs * max(1, workers)  # grown to CALL_SECONDS' worth once a call was timed
         self._rate: float | None = None  # env steps per second of the last call
+        self._calls = 0
+        self._call_started: float | None = None  # perf_counter() at the start of the evaluate() call running
         self._gpus_per_runner = gpus_per_runner
         # Without evaluation runners in the checkpoint's config, the user's evaluate() samples with the main
         # config and ignores evaluation_config: the runner made here then gets the main config too.
@@ -202,8 +205,10 @@ class RllibEvaluatePath(InferencePath):
             while not feed.cancelled:
                 asked = self._next_call_steps()
                 self._set_call_steps(asked)
-                started = time.perf_counter()
+                started = self._call_started = time.perf_counter()
+                self._calls += 1
                 results = self.algo.evaluate()
+                self._call_started = None
                 self._rate = asked / max(time.perf_counter() - started, 1e-3)  # env steps per second
                 self.call_steps = max(10 * self.num_envs, min(int(self._rate * CALL_SECONDS), 4 * self.call_steps))
                 finished = [item for item in _episode_items(results)
@@ -233,6 +238,17 @@ class RllibEvaluatePath(InferencePath):
         worker_lost = getattr(feed, "worker_lost", None)
         if worker_lost is not None and worker_lost(message):
             raise PathGivenUp(message)
+
+    def activity(self) -> str | None:
+        """The evaluate() call in progress and, on a local runner, its envs' episodes."""
+        started = self._call_started
+        if started is None:
+            return None
+        doing = f"in evaluate() call {self._calls} for {time.perf_counter() - started:.0f} s"
+        group = self.algo.eval_env_runner_group
+        runner = None if self.workers or group is None else group.local_env_runner
+        envs = envs_activity(getattr(runner, "env", None))
+        return doing + (f"; {envs}" if envs else "")
 
     def hold(self) -> None:
         feed = self.seeds.feed

@@ -27,7 +27,9 @@ from textual.widgets import Footer
 from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, StateChanged
 from tui_eval.format import workers_line
 from tui_eval.spec import BadInput
+from tui_eval.stall import EngineSilence
 from tui_eval.stats import ComparisonSummary
+from tui_eval.void import void_reason
 
 from . import messages as msg
 from .actions import RunActions
@@ -48,6 +50,7 @@ from .widgets import (
 )
 from .widgets.comparison_table import TableData
 from .widgets.run_header import HeaderInfo
+from .widgets.verdict import void_text
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 130, 143
 # Measured on 2 cores (bench/bench_ui.py): every frame holds the GIL the evaluation threads need, so
@@ -108,6 +111,8 @@ class EvalApp(FrameActions, RunActions, App[int]):
         self.source: LiveSource | LogSource | None = None
         self.engine = None
         self.load_error: str | None = None
+        self.failures: list[PathFailed] = []  # a path given up voids the comparison
+        self.silence: EngineSilence | None = None  # paths with no episode for much longer than usual
         self.load_exit_code = EXIT_OK
         self.loaded: dict[str, float] = {}
         self.view_block = False
@@ -230,6 +235,7 @@ class EvalApp(FrameActions, RunActions, App[int]):
         self.engine = message.engine
         self.engine.frames.fps = self.frame_options.fps
         self.source = LiveSource(self.engine, self.inbox, self.facts, self.device)
+        self.silence = EngineSilence(self.engine)
         self.source.start()
         self.query_one(StatusLine).say(
             f"running {', '.join(self.paths)} on seeds {self.engine.blocks[0]} · log {self.log_path}")
@@ -259,8 +265,12 @@ class EvalApp(FrameActions, RunActions, App[int]):
         with self.batch_update():
             for event in batch.events:
                 self._on_engine_event(event)
+                if self.silence is not None:
+                    self.silence.on_event(event)
             if batch.episodes:
                 records = [rec for _, rec in batch.episodes]
+                for rec in records if self.silence is not None else ():
+                    self.silence.record(rec)
                 self.query_one(EpisodeLog).add(records)
                 self.query_one(Sparklines).add(records, redraw=False)  # redrawn with the statistics
                 self._stats_dirty = True
@@ -274,6 +284,9 @@ class EvalApp(FrameActions, RunActions, App[int]):
                     self._refresh_stats()
                 self._last_stats = now
                 self._show_header()
+                quiet = self.silence.lines() if self.silence is not None else []
+                if quiet:
+                    self.query_one(StatusLine).say("; ".join(quiet), style="bold yellow")
                 self.query_one(StatusLine).age()
             elif batch.events:
                 self._show_header()
@@ -294,7 +307,10 @@ class EvalApp(FrameActions, RunActions, App[int]):
                          target=self.target, comparison=self.comparison)
         self.query_one(ComparisonTable).show(data)
         self.query_one(Sparklines).refresh()
-        if self.load_error is None:
+        void = void_reason(self.failures)
+        if void is not None and self.load_error is None:
+            self.query_one(VerdictBar).show_message(void_text(void))
+        elif self.load_error is None:
             self.query_one(VerdictBar).show(self.comparison, self.paths[0] if len(self.paths) == 1 else None)
         hist = self.query_one(Histograms)
         if hist.display:
@@ -375,6 +391,8 @@ class EvalApp(FrameActions, RunActions, App[int]):
             self._stats_dirty = True
         elif isinstance(event, PathFailed):
             what = "gave up on it" if event.gave_up else f"restarted ({event.restarts})"
+            self.failures.append(event)
+            self._stats_dirty = True
             text = f"path {event.path} failed: {event.message} — {what}"
             status.say(text, style="bold red", sticky=True)
             self.notify(event.message, title=f"path {event.path} failed ({what})", severity="error",
