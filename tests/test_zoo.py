@@ -10,10 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cli
+from conftest import ROOT
 from engine_helpers import by_seed, plan_for, run_to_end
 from test_cli_bad_input import assert_one_line_error, in_process
 from zoo_checkpoints import ALGORITHMS, EXTRA
+
+from tui_eval.store import RunLog
 
 
 @pytest.fixture(scope="session")
@@ -39,14 +41,14 @@ def test_explore_off_both_paths_give_identical_returns_seed_by_seed(zoo, algorit
 
 @pytest.mark.parametrize("algorithm", list(ALGORITHMS))
 def test_explore_on_both_paths_run_and_show_where_explore_comes_from(zoo, algorithm, tmp_path):
-    plan = plan_for(zoo / algorithm, "--episodes", "3", "--explore", "connectors=on", log=tmp_path / "run.sqlite")
+    plan = plan_for(zoo / algorithm, "--episodes", "2", "--explore", "connectors=on", log=tmp_path / "run.sqlite")
     assert plan.explore == {"evaluate": True, "connectors": True}
     assert plan.explore_source == {"evaluate": "library default", "connectors": "--explore"}
     assert plan.facts["algorithm"] == ALGORITHMS[algorithm]().algo_class.__name__
-    engine, records = run_to_end(zoo / algorithm, "--episodes", "3", "--explore", "connectors=on",
+    engine, records = run_to_end(zoo / algorithm, "--episodes", "2", "--explore", "connectors=on",
                                  log=tmp_path / "run2.sqlite")
     for path in ("evaluate", "connectors"):
-        assert len(by_seed(records, path)) == 3
+        assert len(by_seed(records, path)) == 2
     assert all(r.explore is True for r in records) and not any(r.invalid for r in records)
     assert engine.stats.comparison.summary().exact is False  # sampled actions: a statistical comparison
 
@@ -63,7 +65,8 @@ def test_a_feature_a_path_cannot_replicate_is_refused_before_any_episode(zoo, na
                                                                            capsys):
     result = in_process(capsys, zoo / name, "--headless", "--episodes", "2", *extra)
     assert_one_line_error(result, *needles)
-    assert not list(run_dir.glob("tui-eval-runs/*")), "a refused run must not start a log"
+    for log in run_dir.glob("tui-eval-runs/*.sqlite"):  # refused before any episode ran
+        assert RunLog(log, readonly=True).records() == []
 
 
 def test_the_path_the_refusal_names_runs(zoo, tmp_path):
@@ -72,13 +75,15 @@ def test_the_path_the_refusal_names_runs(zoo, tmp_path):
     assert len(by_seed(records, "evaluate")) == 2
 
 
-def test_a_path_given_up_mid_run_voids_the_comparison(zoo, tmp_path):
+def test_a_path_given_up_mid_run_voids_the_comparison(zoo, tmp_path, capsys):
+    import policy_fault_envs  # noqa: F401  (registers the env)
+
     # the first seeds finish on both paths (identical: explore off; evaluate reports those of its first
     # evaluate() call, 50 steps); seed BREAK_SEED breaks the vector env on both
-    proc = cli(zoo / "ppo", "--headless", "--env", "policy_fault_envs:ReshapingCartPole-v0", "--seeds", "0:12",
-               "--num-envs", "1", "--explore", "evaluate=off", "--json", tmp_path / "s.json",
-               "--log", tmp_path / "run.sqlite", cwd=tmp_path, timeout=300)
-    assert proc.returncode == 4, proc.stderr[-3000:]
+    result = in_process(capsys, zoo / "ppo", "--headless", "--env", "policy_fault_envs:ReshapingCartPole-v0",
+                        "--seeds", "0:12", "--num-envs", "1", "--explore", "evaluate=off",
+                        "--json", tmp_path / "s.json", "--log", tmp_path / "run.sqlite")
+    assert result.returncode == 4, result.stderr[-3000:]
     summary = json.loads((tmp_path / "s.json").read_text())
     paired = {e["seed"] for e in summary["episodes"] if e["path"] == "evaluate"} & \
              {e["seed"] for e in summary["episodes"] if e["path"] == "connectors"}
@@ -86,7 +91,7 @@ def test_a_path_given_up_mid_run_voids_the_comparison(zoo, tmp_path):
     comparison = summary["comparison"]
     assert comparison["verdict"] == "void" and comparison["exact"] is None and comparison["diff_mean"] is None
     assert "failed and was given up" in comparison["void"]
-    table = proc.stdout
-    assert "verdict: VOID" in table
+    assert "verdict: VOID" in result.stdout
     for word in ("IDENTICAL", "identical on", "EQUIVALENT", "DIFFER", "UNDECIDED"):
-        assert word not in table, table
+        assert word not in result.stdout, result.stdout
+    assert "| void" in result.stderr  # the progress line once a path was given up
