@@ -66,12 +66,13 @@ def silence_line(path: str, seconds: float, doing: str | None) -> str:
 
 
 def what_it_does(path) -> str | None:
-    """What a path is doing now, if it says (`InferencePath.activity`); never raises."""
-    activity = getattr(path, "activity", None)
-    if activity is None:
-        return None
+    """What a path is doing now: what it says (`InferencePath.activity`), else its vector env's progress
+    (`path.env`); None when neither can be read. Never raises."""
+    from tui_eval.paths.activity import envs_activity
+
     try:
-        return activity()
+        activity = getattr(path, "activity", None)
+        return (activity() if activity is not None else None) or envs_activity(getattr(path, "env", None))
     except Exception:  # read from another thread while the path runs: a best-effort look
         return None
 

@@ -40,10 +40,8 @@ class InferencePath(ABC):
 
     def activity(self) -> str | None:
         """What the path is doing now, in a few words, for a user waiting on it; read from another thread
-        while it runs. By default its envs' progress (a path whose vector env is `self.env`); None: unknown."""
-        from tui_eval.paths.activity import envs_activity
-
-        return envs_activity(getattr(self, "env", None))
+        while it runs. None: it does not say (its envs' progress is then read from `self.env`, if any)."""
+        return None
 
     def hold(self) -> None:
         """Pause: start no episode not started yet (seeds queued at remote workers go back to the feed).
