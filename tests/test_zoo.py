@@ -5,6 +5,7 @@ a path given up mid-run voids the comparison."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +68,15 @@ def test_a_feature_a_path_cannot_replicate_is_refused_before_any_episode(zoo, na
     assert_one_line_error(result, *needles)
     for log in run_dir.glob("tui-eval-runs/*.sqlite"):  # refused before any episode ran
         assert RunLog(log, readonly=True).records() == []
+
+
+def test_a_checkpoint_saved_without_env_runners_is_refused(zoo, tmp_path, run_dir, capsys):
+    # what an offline algorithm (BC: `python zoo_checkpoints.py OUT bc`) saves: no env_runner/ folder
+    offline = tmp_path / "offline"
+    shutil.copytree(zoo / "ppo", offline)
+    shutil.rmtree(offline / "env_runner")
+    result = in_process(capsys, offline, "--headless", "--episodes", "2")
+    assert_one_line_error(result, "PPO checkpoint has no env_runner/ folder", "BC, MARWIL, CQL", "not supported yet")
 
 
 def test_the_path_the_refusal_names_runs(zoo, tmp_path):

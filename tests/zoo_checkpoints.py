@@ -2,7 +2,7 @@
 
     python zoo_checkpoints.py OUT_DIR [NAME ...]
 
-Each lands in OUT_DIR/NAME (NAME: one of ALGORITHMS or EXTRA; the algorithms by default).
+Each lands in OUT_DIR/NAME (NAME: one of ALGORITHMS, EXTRA or OFFLINE; the algorithms by default).
 APPO and SAC act on Pendulum (continuous actions), the others on CartPole. Nets of 16 units,
 batches of a few dozen steps, no remote runners: each trains in a few seconds. Run in a subprocess
 (ray.init, training) so that the test process only restores them.
@@ -92,9 +92,52 @@ def custom_env_runner():
     return ppo().env_runners(env_runner_cls=OwnEnvRunner)
 
 
+def _random_cartpole_rows(out: Path, episodes: int = 20) -> Path:
+    """Transitions of a random CartPole policy in RLlib's columnar offline format (one parquet file).
+    (RLlib's own offline output needs msgpack_numpy, which ray[rllib] does not install.)"""
+    import gymnasium as gym
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    env, rng = gym.make("CartPole-v1"), np.random.default_rng(0)
+    rows: dict[str, list] = {k: [] for k in ("obs", "new_obs", "actions", "rewards", "terminateds", "truncateds",
+                                             "eps_id")}
+    for episode in range(episodes):
+        obs, _ = env.reset(seed=episode)
+        done = False
+        while not done:
+            action = int(rng.integers(2))
+            new_obs, reward, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+            for key, value in zip(rows, (obs.tolist(), new_obs.tolist(), action, float(reward), terminated,
+                                         truncated, episode)):
+                rows[key].append(value)
+            obs = new_obs
+    folder = out / "bc_rows"
+    folder.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table(rows), folder / "part.parquet")
+    return folder
+
+
+def bc(out: Path):
+    """Offline BC on recorded CartPole rows, with an evaluation env (Ray Data: slow to start, ~20 s)."""
+    from ray.rllib.algorithms.bc import BCConfig
+
+    return (_common(BCConfig(), "CartPole-v1")
+            .offline_data(input_=[str(_random_cartpole_rows(out))], dataset_num_iters_per_learner=1,
+                          map_batches_kwargs={"concurrency": 1, "num_cpus": 1},
+                          iter_batches_kwargs={"prefetch_batches": 1})
+            .training(train_batch_size_per_learner=64)
+            .reporting(min_time_s_per_iteration=0, min_sample_timesteps_per_iteration=0)  # it samples no env steps
+            .evaluation(evaluation_interval=1, evaluation_num_env_runners=0, evaluation_duration=2))
+
+
 ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
 #: checkpoints with a feature a path cannot replicate (refused up front)
 EXTRA = {"multi_agent": multi_agent, "custom_evaluation": custom_evaluation, "custom_env_runner": custom_env_runner}
+#: trained only when named (slow); its recipe takes the output folder
+OFFLINE = {"bc": bc}
 
 
 def save(config, out: Path) -> None:
@@ -107,7 +150,8 @@ def save(config, out: Path) -> None:
 def main(out: Path, names: list[str]) -> None:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     for name in names or list(ALGORITHMS):
-        save({**ALGORITHMS, **EXTRA}[name](), out / name)
+        config = OFFLINE[name](out) if name in OFFLINE else {**ALGORITHMS, **EXTRA}[name]()
+        save(config, out / name)
         print("trained", name, flush=True)
     ray.shutdown()
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from tui_eval.errors import first_line
 from tui_eval.kinds.base import CheckpointKind
-from tui_eval.kinds.rllib_refusals import refuse_for_paths, refuse_multi_agent
+from tui_eval.kinds.rllib_refusals import refuse_for_paths, refuse_multi_agent, refuse_without_env_runner
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.rllib_env import EnvRecipe, resolve_env
 from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, MODULES_DIR
@@ -92,6 +92,7 @@ class RllibKind(CheckpointKind):
         self.module_ids = self._module_ids()
         self.config, self.eval_config = self._configs()
         refuse_multi_agent(self.config, self.module_ids, self.config.env)
+        refuse_without_env_runner(self.checkpoint, self.algorithm)
         self.module_id = self._pick_module()
         self.env = self._recipe(self.config)  # what the user's own loop runs: the main config's env
         self.eval_env = self._recipe(self.eval_config)  # what Algorithm.evaluate() runs

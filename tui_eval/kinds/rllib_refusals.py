@@ -8,9 +8,24 @@ what to run instead.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tui_eval.spec import BadInput
+
+ENV_RUNNER_DIR = "env_runner"
+
+
+def refuse_without_env_runner(checkpoint: Path, algorithm: str) -> None:
+    """A checkpoint saved without EnvRunners (offline algorithms: BC, MARWIL, CQL) has no connector pipelines
+    for path connectors, and `Algorithm.from_checkpoint` itself fails on it in ray 2.60 (its
+    restore_from_path syncs weights to a training EnvRunner group the algorithm does not have)."""
+    if (checkpoint / ENV_RUNNER_DIR).is_dir():
+        return
+    raise BadInput(f"this {algorithm} checkpoint has no {ENV_RUNNER_DIR}/ folder (offline algorithms such as BC, "
+                   "MARWIL, CQL train without EnvRunners): path evaluate cannot restore it (Algorithm."
+                   "from_checkpoint fails on it in ray 2.60) and path connectors has no pipelines to restore; "
+                   "checkpoints without EnvRunners are not supported yet")
 
 
 def refuse_multi_agent(config, module_ids: list[str], env: Any = None) -> None:
