@@ -74,8 +74,6 @@ def bare_loop(kind, num_envs: int, episodes: int):
 
 def plain_evaluate(kind, num_envs: int, episodes: int):
     """What a user writes: restore the Algorithm, evaluate N episodes on a local evaluation runner."""
-    from ray.rllib.algorithms.algorithm import Algorithm
-
     config = (kind.config.copy(copy_frozen=False)
               .environment(env_config=kind.env.env_config)  # as the paths run it (--env-config included)
               .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
@@ -83,7 +81,10 @@ def plain_evaluate(kind, num_envs: int, episodes: int):
                           evaluation_duration_unit="episodes",
                           evaluation_config={"num_envs_per_env_runner": num_envs, "explore": False})
               .callbacks(on_episode_end=_count_steps))
-    algo = Algorithm.from_checkpoint(str(kind.checkpoint), config=config)
+    # Algorithm.from_checkpoint(path, config=config) drops `config` for SAC (its __init__ takes *args): build
+    # with the config, then restore, as from_checkpoint does for the others.
+    algo = kind.algo_class(config=config)
+    algo.restore_from_path(str(kind.checkpoint))
 
     def run() -> int:
         _FINISHED_STEPS.clear()

@@ -93,6 +93,11 @@ class GuardedEnv(gym.Wrapper):
         # None otherwise, so that every other env pays one attribute check per step
         self.shown: Any = None
 
+    @property
+    def episode_steps(self) -> int:
+        """Steps taken in the episode in progress."""
+        return self._steps
+
     def _tag(self, info: dict[str, Any]) -> dict[str, Any]:
         info[SEED_KEY] = self.seed
         info[BLOCK_KEY] = self.block

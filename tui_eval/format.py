@@ -7,6 +7,7 @@ from typing import Any
 
 from tui_eval.decide import decision_line
 from tui_eval.stats import ComparisonSummary, returns_identical
+from tui_eval.void import VOID, void_line
 
 
 def num(value: Any, digits: int = 1) -> str:
@@ -196,7 +197,10 @@ def summary_table(summary: dict[str, Any]) -> str:
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
     comparison = summary.get("comparison")
-    text += "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
+    if comparison is not None and comparison.get("verdict") == VOID:
+        text += "\n" + void_line(comparison["void"])
+    else:
+        text += "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
     decided = decision_line(summary)  # --until-decided / --fail-if-worse
     return text if decided is None else text + "\n" + decided
 

@@ -11,6 +11,8 @@ from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, Event, PathFailed
 from tui_eval.format import num
 from tui_eval.lifecycle import EngineState
+from tui_eval.stall import EngineSilence
+from tui_eval.void import VOID, void_reason
 
 
 def progress_line(engine: Engine) -> str:
@@ -21,6 +23,8 @@ def progress_line(engine: Engine) -> str:
         eps_s, _ = engine.throughput(name)
         parts.append(f"{name} {summary['episodes']}{total} mean {num(summary['mean'], 1)} ({eps_s:.1f} ep/s)")
     verdict = f" | {comparison.verdict}" if comparison is not None else ""
+    if comparison is not None and void_reason(engine.errors):
+        verdict = f" | {VOID} (a path was given up)"
     return f"[{engine.active_seconds():6.1f}s] " + " | ".join(parts) + verdict
 
 
@@ -28,11 +32,14 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
     """Progress on `err` until every path finished: a line redrawn in place on a terminal, else every 5 s."""
     tty = err.isatty()
     last_draw = 0.0
+    silence = EngineSilence(engine)
     while engine.state != EngineState.DONE:
         try:
             event = events.get(timeout=0.2)
         except queue.Empty:
             event = None
+        if event is not None:
+            silence.on_event(event)
         if isinstance(event, PathFailed):
             err.write(f"\npath {event.path} failed ({event.message}); "
                       + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
@@ -41,7 +48,8 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
         now = time.monotonic()
         if now - last_draw >= (0.5 if tty else 5.0):
             last_draw = now
-            err.write(("\r" if tty else "") + progress_line(engine) + ("" if tty else "\n"))
+            quiet = "".join(f" | {line}" for line in silence.lines())
+            err.write(("\r" if tty else "") + progress_line(engine) + quiet + ("" if tty else "\n"))
             err.flush()
     engine.wait()
     err.write(("\r" if tty else "") + progress_line(engine) + "\n")

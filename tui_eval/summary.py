@@ -9,6 +9,7 @@ from tui_eval.decide import decision_summary
 from tui_eval.format import comparison_reason
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, RunStats
+from tui_eval.void import void_reason, voided
 
 
 def json_clean(value: Any) -> Any:
@@ -77,8 +78,10 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
             paths[name]["by_explore"] = {
                 label: _path_entry(part, part["explore"], None, None) for label, part in s["by_explore"].items()
             }
-    comparison = stats.comparison_summary()
-    compared = comparison_json(comparison)
+    compared = comparison_json(stats.comparison_summary())
+    void = void_reason(meta.get("path_errors") or [])
+    if void:
+        compared = voided(compared, void)
     document = {
         "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"),
         "env": meta.get("env"),
@@ -89,5 +92,6 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
     if decision is not None:
         document["decision"] = decision
     if len(stats.comparisons) > 1:
-        document["comparisons_by_explore"] = [comparison_json(c) for c in stats.comparisons_by_explore()]
+        document["comparisons_by_explore"] = [voided(comparison_json(c), void) if void else comparison_json(c)
+                                              for c in stats.comparisons_by_explore()]
     return json_clean(document)

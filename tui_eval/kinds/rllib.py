@@ -8,6 +8,7 @@ from typing import Any
 
 from tui_eval.errors import first_line
 from tui_eval.kinds.base import CheckpointKind
+from tui_eval.kinds.rllib_refusals import refuse_for_paths, refuse_multi_agent, refuse_without_env_runner
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.rllib_env import EnvRecipe, resolve_env
 from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, MODULES_DIR
@@ -89,8 +90,10 @@ class RllibKind(CheckpointKind):
             raise BadInput(f"{self.checkpoint} is an old-API-stack checkpoint; tui-eval needs the new API stack "
                            "(RLModule + connectors): retrain or re-save with the new API stack enabled")
         self.module_ids = self._module_ids()
-        self.module_id = self._pick_module()
         self.config, self.eval_config = self._configs()
+        refuse_multi_agent(self.config, self.module_ids, self.config.env)
+        refuse_without_env_runner(self.checkpoint, self.algorithm)
+        self.module_id = self._pick_module()
         self.env = self._recipe(self.config)  # what the user's own loop runs: the main config's env
         self.eval_env = self._recipe(self.eval_config)  # what Algorithm.evaluate() runs
         self.env_id, self.env_config = self.env.name, self.env.env_config
@@ -142,6 +145,7 @@ class RllibKind(CheckpointKind):
                 raise BadInput(f"could not create env {recipe.name!r} ({first_line(exc)}); check --env, "
                                "--env-config and the code that registers the env (--import)") from None
             try:
+                refuse_multi_agent(self.config, self.module_ids, env)
                 given = env.observation_space
             finally:
                 env.close()
@@ -257,6 +261,7 @@ class RllibKind(CheckpointKind):
     def prepare_process(self, paths: list[str]) -> None:
         # ray.init enables faulthandler on sys.stderr, which needs a real file descriptor: start ray
         # before a Textual app replaces stderr.
+        refuse_for_paths(self.config, self.eval_config, paths)
         self.path_count = len(paths)
         if "evaluate" in paths:
             from tui_eval.local_ray import ensure_ray

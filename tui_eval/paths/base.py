@@ -38,6 +38,11 @@ class InferencePath(ABC):
     def set_explore(self, explore: bool) -> None:
         self.explore = explore
 
+    def activity(self) -> str | None:
+        """What the path is doing now, in a few words, for a user waiting on it; read from another thread
+        while it runs. None: it does not say (its envs' progress is then read from `self.env`, if any)."""
+        return None
+
     def hold(self) -> None:
         """Pause: start no episode not started yet (seeds queued at remote workers go back to the feed).
         Called by the engine before it shows the paused state; in-process paths take no seed when paused."""

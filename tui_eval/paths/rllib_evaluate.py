@@ -32,6 +32,7 @@ from typing import Any
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.local_ray import ensure_ray
+from tui_eval.paths.activity import envs_activity
 from tui_eval.paths.base import Emit, InferencePath, PathGivenUp
 from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.paths.seed_dispenser import DISPENSER_PREFIX, DispenserFeed, DispenserPump
@@ -106,12 +107,14 @@ class RllibEvaluatePath(InferencePath):
         self.num_envs = num_envs
         self.call_steps = 50 * num_envs * max(1, workers)  # grown to CALL_SECONDS' worth once a call was timed
         self._rate: float | None = None  # env steps per second of the last call
+        self._calls = 0
+        self._call_started: float | None = None  # perf_counter() at the start of the evaluate() call running
         self._gpus_per_runner = gpus_per_runner
         # Without evaluation runners in the checkpoint's config, the user's evaluate() samples with the main
         # config and ignores evaluation_config: the runner made here then gets the main config too.
         evaluation_config = config.evaluation_config if use_evaluation_config else None
-        self.algo = algo_class.from_checkpoint(
-            str(checkpoint), config=self._config(config, evaluation_config, num_envs, device, explore))
+        self.algo = restore_algorithm(algo_class, checkpoint,
+                                      self._config(config, evaluation_config, num_envs, device, explore))
         # The Algorithm sets RLlib's log level from its config; its warnings about evaluation durations do
         # not apply to calls whose episodes carry on across calls.
         logging.getLogger("ray.rllib").setLevel(logging.ERROR)
@@ -202,8 +205,10 @@ class RllibEvaluatePath(InferencePath):
             while not feed.cancelled:
                 asked = self._next_call_steps()
                 self._set_call_steps(asked)
-                started = time.perf_counter()
+                started = self._call_started = time.perf_counter()
+                self._calls += 1
                 results = self.algo.evaluate()
+                self._call_started = None
                 self._rate = asked / max(time.perf_counter() - started, 1e-3)  # env steps per second
                 self.call_steps = max(10 * self.num_envs, min(int(self._rate * CALL_SECONDS), 4 * self.call_steps))
                 finished = [item for item in _episode_items(results)
@@ -234,6 +239,17 @@ class RllibEvaluatePath(InferencePath):
         if worker_lost is not None and worker_lost(message):
             raise PathGivenUp(message)
 
+    def activity(self) -> str | None:
+        """The evaluate() call in progress and, on a local runner, its envs' episodes."""
+        started = self._call_started
+        if started is None:
+            return None
+        doing = f"in evaluate() call {self._calls} for {time.perf_counter() - started:.0f} s"
+        group = self.algo.eval_env_runner_group
+        runner = None if self.workers or group is None else group.local_env_runner
+        envs = envs_activity(getattr(runner, "env", None))
+        return doing + (f"; {envs}" if envs else "")
+
     def hold(self) -> None:
         feed = self.seeds.feed
         if self.pump is None or feed is None:
@@ -260,6 +276,27 @@ class RllibEvaluatePath(InferencePath):
             self.algo.stop()
         except Exception:  # closing after a failure: what is left of the runner may fail to stop
             pass
+
+
+def restore_algorithm(algo_class, checkpoint: Path, config):
+    """`Algorithm.from_checkpoint(path, config=config)` as it works for PPO: the Algorithm built with `config`,
+    then the checkpoint's state restored into it.
+
+    from_checkpoint hands `config` to the constructor only when the constructor's signature names it; SAC's
+    `__init__(*args, **kwargs)` names nothing, so from_checkpoint silently keeps the checkpoint's own config
+    (no evaluation runner, the raw env, episode units) for SAC (ray 2.60). Built this way every algorithm
+    gets the config asked for; a config that still did not take is an error, not a run that never ends."""
+    algo = algo_class(config=config)
+    try:
+        algo.restore_from_path(str(checkpoint))
+        taken = algo.evaluation_config
+        if taken.env != GUARDED_ENV or algo.config.evaluation_duration_unit != "timesteps":
+            raise RuntimeError(f"{getattr(algo_class, '__name__', algo_class)} did not take the evaluation config "
+                               f"(env {taken.env!r}, unit {algo.config.evaluation_duration_unit!r})")
+    except BaseException:
+        algo.stop()
+        raise
+    return algo
 
 
 def _updated(evaluation_config, overrides: dict[str, Any]):

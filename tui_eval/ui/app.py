@@ -26,6 +26,7 @@ from textual.binding import Binding
 from tui_eval.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.spec import BadInput
+from tui_eval.stall import EngineSilence
 from tui_eval.stats import ComparisonSummary
 
 from . import messages as msg
@@ -223,6 +224,7 @@ class EvalApp(App[int]):
         engine.frames.fps = self.frame_options.fps
         source = LiveSource(engine, self.inbox, self.facts, self.device)
         self.source = source
+        self.run_screen.silence = EngineSilence(engine)
         source.start()
         self.run_screen.say(f"running {', '.join(self.paths)} on seeds {source.blocks[0]} · log {self.log_path}")
         self.run_screen.stats_dirty = True
@@ -249,6 +251,7 @@ class EvalApp(App[int]):
                     screen.show(source.snapshot(screen.view_block, with_returns=screen.wants_returns))
                 screen.last_stats = now
                 screen.show_header()
+                screen.say_silent_paths()
                 screen.query_one(StatusLine).age()
             elif batch.events:
                 screen.show_header()

@@ -15,6 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, StateChanged
+from tui_eval.stall import EngineSilence
+from tui_eval.void import void_reason
 
 from .frame_renderers import FrameOptions
 from .inbox import Batch
@@ -32,6 +34,7 @@ from .widgets import (
 )
 from .widgets.comparison_table import TableData
 from .widgets.run_header import HeaderInfo
+from .widgets.verdict import void_text
 
 LOG_ROWS = 500
 
@@ -80,6 +83,8 @@ class RunView(Screen):
         self.stats_dirty = True
         self.last_stats = 0.0
         self.snapshot: RunSnapshot | None = None  # the last one shown with its numbers
+        self.failures: list[PathFailed] = []  # a path given up voids the comparison
+        self.silence: EngineSilence | None = None  # live runs: paths with no episode for much longer than usual
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -121,9 +126,14 @@ class RunView(Screen):
         """The episodes and events that arrived since the last tick."""
         for event in batch.events:
             self.on_run_event(event)
+            if self.silence is not None:
+                self.silence.on_event(event)
         if not batch.episodes:
             return
         records = [rec for _, rec in batch.episodes]
+        if self.silence is not None:
+            for rec in records:
+                self.silence.record(rec)
         self.query_one(EpisodeLog).add(records)
         self.query_one(Sparklines).add(records, redraw=False)  # redrawn with the statistics
         self.stats_dirty = True
@@ -141,7 +151,10 @@ class RunView(Screen):
         self.snapshot = snapshot
         self.query_one(ComparisonTable).show(TableData.of(snapshot, self.host.target))
         self.query_one(Sparklines).refresh()
-        if self.host.load_error is None:
+        void = void_reason(self.failures)
+        if void is not None and self.host.load_error is None:
+            self.query_one(VerdictBar).show_message(void_text(void))
+        elif self.host.load_error is None:
             self.query_one(VerdictBar).show(snapshot.comparison, self.paths[0] if len(self.paths) == 1 else None)
         hist = self.query_one(Histograms)
         if hist.display and snapshot.returns is not None:
@@ -189,6 +202,12 @@ class RunView(Screen):
                           block=block, paths=self.paths, done=done, target=host.target, readonly=host.readonly,
                           workers=snapshot.workers if snapshot is not None else "")
 
+    def say_silent_paths(self) -> None:
+        """Paths with no episode for much longer than their episodes take, on the status line."""
+        quiet = self.silence.lines() if self.silence is not None else []
+        if quiet:
+            self.say("; ".join(quiet), style="bold yellow")
+
     def show_header(self) -> None:
         source = self.host.source
         self.query_one(RunHeader).show(self.header_info(None if source is None else source.snapshot(numbers=False)))
@@ -222,6 +241,8 @@ class RunView(Screen):
             self.stats_dirty = True
         elif isinstance(event, PathFailed):
             what = "gave up on it" if event.gave_up else f"restarted ({event.restarts})"
+            self.failures.append(event)
+            self.stats_dirty = True
             self.say(f"path {event.path} failed: {event.message} — {what}", style="bold red", sticky=True)
             self.app.notify(event.message, title=f"path {event.path} failed ({what})", severity="error",
                             timeout=10)

@@ -40,6 +40,14 @@ def verdict_text(c: ComparisonSummary | None, single_path: str | None = None) ->
     return text
 
 
+def void_text(reason: str) -> Text:
+    """The bar once a path was given up: no verdict from its episodes."""
+    text = Text(" VOID ", style="bold white on red", no_wrap=True, overflow="ellipsis")
+    text.append("  no verdict from a failed path\n", style="bold")
+    text.append(reason)
+    return text
+
+
 class VerdictBar(Widget):
     DEFAULT_CSS = """
     VerdictBar { height: 2; text-wrap: nowrap; text-overflow: ellipsis; }

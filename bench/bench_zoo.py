@@ -1,0 +1,53 @@
+"""Throughput of the RLlib paths on other algorithms' checkpoints, as ratios taken in one run:
+
+    python bench/bench_zoo.py [--algorithm sac] [--num-envs 8] [--episodes 32] [--rounds 3] [--checkpoint DIR]
+
+Without --checkpoint, the algorithm's tiny zoo checkpoint (tests/zoo_checkpoints.py, one training iteration)
+is trained first. Contenders as in bench_rllib.py (explore off), less `bare` (its argmax suits discrete
+actions only): connectors, generic (--generic-connectors), evaluate, and a plain Algorithm.evaluate() of the
+same number of episodes on the same envs count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_rllib import measure, report  # noqa: E402
+
+CONTENDERS = {"connectors", "generic", "evaluate", "plain"}
+
+
+def zoo_checkpoint(algorithm: str, out: Path) -> Path:
+    subprocess.run([sys.executable, str(ROOT / "tests" / "zoo_checkpoints.py"), str(out), algorithm], check=True,
+                   capture_output=True)
+    return out / algorithm
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--algorithm", default="sac", help="a zoo checkpoint: ppo, appo, impala, dqn, sac")
+    parser.add_argument("--num-envs", type=int, default=8)
+    parser.add_argument("--episodes", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--checkpoint", type=Path)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-zoo-") as tmp:
+        checkpoint = (args.checkpoint or zoo_checkpoint(args.algorithm, Path(tmp))).resolve()
+        rates = measure(checkpoint, args.num_envs, args.episodes, args.rounds, only=CONTENDERS)
+    report(f"{args.algorithm} ({checkpoint.name}), {args.num_envs} envs, {args.episodes} episodes per round, "
+           f"median of {args.rounds} interleaved rounds, explore off", rates)
+    if "plain" in rates:
+        for name in ("connectors", "generic"):
+            if name in rates:
+                print(f"  {name} / plain Algorithm.evaluate() = {rates[name] / rates['plain']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

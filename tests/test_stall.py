@@ -1,0 +1,80 @@
+"""Silent paths: the watch on a clock the test drives, and the headless progress line on a real frozen world."""
+
+from __future__ import annotations
+
+import io
+import threading
+
+import pytest
+from conftest import CARTPOLE, wait_until
+from engine_helpers import plan_for
+
+from tui_eval import stall
+from tui_eval.headless import run_headless
+from tui_eval.session import start_engine
+from tui_eval.stall import StallWatch, silence_line
+
+
+def test_a_path_is_silent_after_the_first_minute_without_an_episode():
+    watch = StallWatch(["evaluate", "connectors"], start=100.0)
+    assert watch.silent(159.0) == {}
+    watch.episode("connectors", wall_s=2.0, now=150.0)
+    assert watch.silent(161.0) == {"evaluate": 61.0}
+
+
+def test_silence_is_measured_against_the_longest_episode_so_far():
+    watch = StallWatch(["evaluate"], start=0.0)
+    watch.episode("evaluate", wall_s=50.0, now=50.0)  # slow episodes: 3 x 50 s of quiet is still normal
+    assert watch.silent(50.0 + 149.0) == {}
+    assert watch.silent(50.0 + 151.0) == {"evaluate": 151.0}
+    watch.episode("evaluate", wall_s=1.0, now=210.0)  # a new episode resets the silence
+    assert watch.silent(300.0) == {}
+
+
+def test_a_finished_path_is_never_silent_and_unknown_paths_are_ignored():
+    watch = StallWatch(["evaluate"], start=0.0)
+    watch.episode("other", wall_s=1.0, now=1.0)
+    watch.finished("evaluate")
+    assert watch.silent(10_000.0) == {}
+
+
+def test_the_line_says_what_the_path_is_doing_when_it_can():
+    assert silence_line("evaluate", 120.4, None) == "evaluate: no episode for 120 s"
+    assert silence_line("evaluate", 61, "in evaluate() call 3 for 58 s") == \
+        "evaluate: no episode for 61 s (in evaluate() call 3 for 58 s)"
+
+
+def test_the_headless_progress_line_names_a_path_stuck_in_a_frozen_world(tmp_path, monkeypatch):
+    import fault_envs
+
+    monkeypatch.setattr(stall, "MIN_SILENCE_S", 1.0)
+    fault_envs.RELEASE_FROZEN.clear()  # seed 303 freezes at step 5 until released
+    engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--num-envs", "1", "--seeds", "301:305",
+                                   "--env", "fault_envs:FreezingCartPole-v0", "--step-timeout", "600",
+                                   log=tmp_path / "run.sqlite"))
+    err = io.StringIO()
+    seen = threading.Event()
+
+    def release_once_silent():  # run_headless takes SIGINT: it runs in this (main) thread
+        try:
+            wait_until(lambda: "connectors: no episode for" in err.getvalue(), timeout=60)
+            seen.set()
+        finally:
+            fault_envs.RELEASE_FROZEN.set()
+
+    watcher = threading.Thread(target=release_once_silent, daemon=True)
+    watcher.start()
+    code = run_headless(engine, out=io.StringIO(), err=err)
+    watcher.join(5)
+    assert seen.is_set() and code == 0, err.getvalue()[-2000:]
+    line = next(x for x in err.getvalue().splitlines() if "no episode for" in x)
+    assert "(1 episode in flight, 5 env steps into them (longest 5))" in line, line
+    assert "connectors 4/4" in err.getvalue().splitlines()[-1]  # released: the run then finishes
+
+
+@pytest.fixture(autouse=True)
+def _release_frozen_worlds():
+    yield
+    import fault_envs
+
+    fault_envs.RELEASE_FROZEN.set()

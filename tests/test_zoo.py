@@ -1,0 +1,107 @@
+"""The algorithm conformance matrix: a tiny real checkpoint per new-API-stack algorithm (tests/zoo_checkpoints.py),
+both RLlib paths on the same seeds; checkpoint features a path cannot replicate are refused before any episode;
+a path given up mid-run voids the comparison."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from engine_helpers import by_seed, plan_for, run_to_end
+from test_cli_bad_input import assert_one_line_error, in_process
+from zoo_checkpoints import ALGORITHMS, EXTRA
+
+from tui_eval.store import RunLog
+
+
+@pytest.fixture(scope="session")
+def zoo(tmp_path_factory) -> Path:
+    """Every zoo checkpoint, trained once per session in one subprocess (one ray.init)."""
+    out = tmp_path_factory.mktemp("zoo")
+    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "zoo_checkpoints.py"), str(out),
+                           *ALGORITHMS, *EXTRA], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
+def test_explore_off_both_paths_give_identical_returns_seed_by_seed(zoo, algorithm, tmp_path):
+    engine, records = run_to_end(zoo / algorithm, "--episodes", "5", "--explore", "evaluate=off",
+                                 log=tmp_path / "run.sqlite")
+    evaluate, connectors = by_seed(records, "evaluate"), by_seed(records, "connectors")
+    assert len(evaluate) == 5 and evaluate == connectors, (evaluate, connectors)
+    assert not any(r.invalid for r in records) and all(r.explore is False for r in records)
+    comparison = engine.stats.comparison.summary()
+    assert comparison.exact is True and comparison.verdict != "differ"
+
+
+@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
+def test_explore_on_both_paths_run_and_show_where_explore_comes_from(zoo, algorithm, tmp_path):
+    plan = plan_for(zoo / algorithm, "--episodes", "2", "--explore", "connectors=on", log=tmp_path / "run.sqlite")
+    assert plan.explore == {"evaluate": True, "connectors": True}
+    assert plan.explore_source == {"evaluate": "library default", "connectors": "--explore"}
+    assert plan.facts["algorithm"] == ALGORITHMS[algorithm]().algo_class.__name__
+    engine, records = run_to_end(zoo / algorithm, "--episodes", "2", "--explore", "connectors=on",
+                                 log=tmp_path / "run2.sqlite")
+    for path in ("evaluate", "connectors"):
+        assert len(by_seed(records, path)) == 2
+    assert all(r.explore is True for r in records) and not any(r.invalid for r in records)
+    assert engine.stats.comparison.summary().exact is False  # sampled actions: a statistical comparison
+
+
+@pytest.mark.parametrize("name, extra, needles", [
+    ("multi_agent", [], ["multi-agent checkpoints are not supported yet", "modules p0, p1",
+                         "policy_mapping_fn to_module", "is a MultiAgentEnv"]),
+    ("multi_agent", ["--module", "p0"], ["multi-agent checkpoints are not supported yet"]),
+    ("custom_evaluation", [], ["custom_evaluation_function (own_evaluation)", "path evaluate",
+                               "run --paths connectors"]),
+    ("custom_env_runner", [], ["env_runner_cls=OwnEnvRunner", "path connectors", "run --paths evaluate"]),
+])
+def test_a_feature_a_path_cannot_replicate_is_refused_before_any_episode(zoo, name, extra, needles, run_dir,
+                                                                           capsys):
+    result = in_process(capsys, zoo / name, "--headless", "--episodes", "2", *extra)
+    assert_one_line_error(result, *needles)
+    for log in run_dir.glob("tui-eval-runs/*.sqlite"):  # refused before any episode ran
+        assert RunLog(log, readonly=True).records() == []
+
+
+def test_a_checkpoint_saved_without_env_runners_is_refused(zoo, tmp_path, run_dir, capsys):
+    # what an offline algorithm (BC: `python zoo_checkpoints.py OUT bc`) saves: no env_runner/ folder
+    offline = tmp_path / "offline"
+    shutil.copytree(zoo / "ppo", offline)
+    shutil.rmtree(offline / "env_runner")
+    result = in_process(capsys, offline, "--headless", "--episodes", "2")
+    assert_one_line_error(result, "PPO checkpoint has no env_runner/ folder", "BC, MARWIL, CQL", "not supported yet")
+
+
+def test_the_path_the_refusal_names_runs(zoo, tmp_path):
+    _, records = run_to_end(zoo / "custom_env_runner", "--paths", "evaluate", "--episodes", "2",
+                            log=tmp_path / "run.sqlite")
+    assert len(by_seed(records, "evaluate")) == 2
+
+
+def test_a_path_given_up_mid_run_voids_the_comparison(zoo, tmp_path, capsys):
+    import policy_fault_envs  # noqa: F401  (registers the env)
+
+    # the first seeds finish on both paths (identical: explore off; evaluate reports those of its first
+    # evaluate() call, 50 steps); seed BREAK_SEED breaks the vector env on both
+    result = in_process(capsys, zoo / "ppo", "--headless", "--env", "policy_fault_envs:ReshapingCartPole-v0",
+                        "--seeds", "0:12", "--num-envs", "1", "--explore", "evaluate=off",
+                        "--json", tmp_path / "s.json", "--log", tmp_path / "run.sqlite")
+    assert result.returncode == 4, result.stderr[-3000:]
+    summary = json.loads((tmp_path / "s.json").read_text())
+    paired = {e["seed"] for e in summary["episodes"] if e["path"] == "evaluate"} & \
+             {e["seed"] for e in summary["episodes"] if e["path"] == "connectors"}
+    assert len(paired) >= 3  # enough for a verdict, were it not void
+    comparison = summary["comparison"]
+    assert comparison["verdict"] == "void" and comparison["exact"] is None and comparison["diff_mean"] is None
+    assert "failed and was given up" in comparison["void"]
+    assert "verdict: VOID" in result.stdout
+    for word in ("IDENTICAL", "identical on", "EQUIVALENT", "DIFFER", "UNDECIDED"):
+        assert word not in result.stdout, result.stdout
+    assert "| void" in result.stderr  # the progress line once a path was given up
