@@ -36,8 +36,8 @@ def _pieces(*factories: Callable) -> Callable:
     return make
 
 
-def prev_actions_rewards() -> list:
-    return [PrevActionsPrevRewards(n_prev_actions=1, n_prev_rewards=1), FlattenObservations()]
+def prev_actions_rewards() -> PrevActionsPrevRewards:
+    return PrevActionsPrevRewards(n_prev_actions=1, n_prev_rewards=1)
 
 
 def flatten() -> FlattenObservations:
@@ -62,16 +62,14 @@ def structured(obs: str, action: str) -> dict:
 
 # name -> (env, env_config, env_to_module factories, model config, extra config calls)
 ZOO: dict[str, tuple] = {
-    "prev_ap_lstm": (StatelessCartPole, {}, (prev_actions_rewards,), LSTM),
+    "lstm": ("CartPole-v1", {"max_episode_steps": 60}, (), LSTM),
+    "prev_ap_lstm": (StatelessCartPole, {}, (prev_actions_rewards, flatten), LSTM),
     "dict_flatten": (CartPoleWithDictObservationSpace, {}, (flatten,), MLP),
-    "meanstd_lstm": ("CartPole-v1", {"max_episode_steps": 60}, (mean_std,), LSTM),
     "framestack": (zoo_envs.StructuredCartPole, structured("channel", "discrete"), (frame_stack,), CNN),
-    "user_connector": ("CartPole-v1", {"max_episode_steps": 60}, (user_scale,), MLP),
+    "meanstd_lstm": ("CartPole-v1", {"max_episode_steps": 60}, (mean_std,), LSTM),
+    "user_connector": (zoo_envs.StructuredCartPole, structured("box", "multidiscrete"), (user_scale,), MLP),
     "tuple_obs_dict_act": (zoo_envs.StructuredCartPole, structured("tuple", "dict"), (flatten,), MLP),
-    "multidiscrete_obs_tuple_act": (zoo_envs.StructuredCartPole, structured("multidiscrete", "tuple"),
-                                    (flatten,), LSTM),
-    "multibinary_obs_multidiscrete_act": (zoo_envs.StructuredCartPole, structured("multibinary", "multidiscrete"),
-                                          (flatten,), MLP),
+    "multibinary_obs_tuple_act": (zoo_envs.StructuredCartPole, structured("multibinary", "tuple"), (flatten,), MLP),
     "dict_obs_lstm": (zoo_envs.StructuredCartPole, structured("dict", "discrete"), (flatten,), LSTM),
 }
 
@@ -79,10 +77,12 @@ ZOO: dict[str, tuple] = {
 def config_for(name: str) -> PPOConfig:
     env, env_config, factories, model = ZOO[name]
     config = (PPOConfig().environment(env, env_config=env_config)
-              .env_runners(num_env_runners=0, num_envs_per_env_runner=1, env_to_module_connector=_pieces(*factories))
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
               .training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1)
               .rl_module(model_config=model)
               .debugging(seed=3))
+    if factories:
+        config = config.env_runners(env_to_module_connector=_pieces(*factories))
     if frame_stack in factories:
         config = config.training(learner_connector=lambda *_: FrameStackingLearner(num_frames=3))
     return config

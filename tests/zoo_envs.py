@@ -5,7 +5,8 @@ CartPole; its `RandomEnv` has arbitrary spaces but ignores reset seeds, so it ca
 seed. These wrap Gymnasium's CartPole (seeded by `reset(seed=...)`) and only re-encode what it sees and
 how it is told to push:
 
-- observations: `tuple`, `multidiscrete`, `multibinary`, `dict` (keys deliberately not sorted: the env's
+- observations: `box`, `tuple` (with a MultiDiscrete part), `multidiscrete`, `multibinary`, `dict` (with a
+  MultiBinary part) (keys deliberately not sorted: the env's
   own order, an OrderedDict) or `channel` (a (2, 2, 1) Box: an image of one channel, which FrameStackingEnvToModule stacks);
 - actions: `discrete`, `multidiscrete`, `multibinary`, `tuple`, `dict` (each decoded to push left/right).
 """
@@ -25,14 +26,18 @@ EDGES = np.array([2.4, 3.0, 0.21, 3.0], dtype=np.float32)
 def _observation_space(kind: str) -> gym.Space:
     box2 = gym.spaces.Box(-10.0, 10.0, (2,), np.float32)
     if kind == "tuple":
-        return gym.spaces.Tuple([box2, gym.spaces.Discrete(BINS), gym.spaces.Box(-10.0, 10.0, (), np.float32)])
+        return gym.spaces.Tuple([box2, gym.spaces.Discrete(BINS), gym.spaces.Box(-10.0, 10.0, (), np.float32),
+                                 gym.spaces.MultiDiscrete([BINS, BINS])])
     if kind == "multidiscrete":
         return gym.spaces.MultiDiscrete([BINS] * 4)
     if kind == "multibinary":
         return gym.spaces.MultiBinary(4 * BINS)
     if kind == "dict":  # OrderedDict keeps the env's own key order (Gymnasium sorts a plain dict's keys)
         return gym.spaces.Dict(OrderedDict([("velocity", box2), ("angle_bin", gym.spaces.Discrete(BINS)),
-                                            ("position", gym.spaces.Box(-10.0, 10.0, (2,), np.float32))]))
+                                            ("position", gym.spaces.Box(-10.0, 10.0, (2,), np.float32)),
+                                            ("bins", gym.spaces.MultiBinary(BINS))]))
+    if kind == "box":
+        return gym.spaces.Box(-10.0, 10.0, (4,), np.float32)
     if kind == "channel":
         return gym.spaces.Box(-10.0, 10.0, (2, 2, 1), np.float32)
     raise ValueError(f"unknown observation kind {kind!r}")
@@ -93,7 +98,7 @@ class StructuredCartPole(gym.Env):
         bins = np.clip(((state / EDGES + 1.0) / 2.0 * BINS).astype(np.int64), 0, BINS - 1)
         kind = self.obs_kind
         if kind == "tuple":
-            return (state[[0, 1]], int(bins[2]), np.float32(state[3]))
+            return (state[[0, 1]], int(bins[2]), np.float32(state[3]), bins[[0, 1]])
         if kind == "multidiscrete":
             return bins
         if kind == "multibinary":
@@ -102,8 +107,8 @@ class StructuredCartPole(gym.Env):
             return onehot.reshape(-1)
         if kind == "dict":
             return OrderedDict([("velocity", state[[1, 3]]), ("angle_bin", int(bins[2])),
-                                ("position", state[[0, 2]])])
-        return state.reshape(2, 2, 1)
+                                ("position", state[[0, 2]]), ("bins", (np.arange(BINS) == bins[3]).astype(np.int8))])
+        return state if kind == "box" else state.reshape(2, 2, 1)
 
 
 def _scale_connector_class():

@@ -69,12 +69,15 @@ num_envs, wrappers=[lambda env: GuardedEnv(
         obs, infos = self.env.reset()
         for i in range(n):
             idle[i] = IDLE_KEY in infos[i]
-        assert self.fused is not None
+        fused = self.fused
+        assert fused is not None
+        fused.reset_state()
         while not all(idle) and not feed.cancelled:
-            _, actions_for_env = self.fused(obs, self.explore, self._t)
+            _, actions_for_env = fused(obs, self.explore, self._t)
             obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
             self._t += n
             now = time.perf_counter()
+            fused.reset_state([i for i in range(n) if resetting[i]])  # their obs is a reset's
             for i in range(n):
                 if IDLE_KEY in infos[i]:  # an idle env that ends was handed a seed: its next step is a reset
                     resetting[i] = bool(terminateds[i])
