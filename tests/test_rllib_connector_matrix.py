@@ -60,13 +60,21 @@ def test_checkpoints_that_cannot_match_per_seed_run_every_seed(zoo, name, tmp_pa
 
 
 def test_fused_state_pieces_equal_the_pipelines(zoo, tmp_path):
-    """A recurrent module with the stock pipelines: the batched state equals RLlib's pieces, seed by seed."""
+    """A recurrent module with the stock pipelines: the batched state equals RLlib's pieces, seed by seed.
+    Explore on, from the same torch seed: both draw one categorical sample per step from the same logits,
+    so a state row off anywhere changes the draws (greedy, this tiny policy pushes one way throughout)."""
+    import torch
+
     results = {}
     for flags in ((), ("--generic-connectors",)):
-        _, records = run_to_end(zoo / "lstm", "--paths", "connectors", "--seeds", "60:72", "--episodes", "12",
-                                     "--num-envs", "5", *flags, log=tmp_path / f"run{len(flags)}.sqlite")
+        torch.manual_seed(7)
+        engine, records = run_to_end(zoo / "lstm", "--paths", "connectors", "--seeds", "60:72", "--episodes", "12",
+                                     "--num-envs", "5", "--explore", "connectors=on", *flags,
+                                     log=tmp_path / f"run{len(flags)}.sqlite")
+        assert ("fused" in engine.paths["connectors"].description) == (not flags)
         results[flags] = {r.seed: (r.ret, r.length) for r in records}
     assert sorted(results[()]) == list(range(60, 72))
+    assert len(set(results[()].values())) > 3  # the draws make episodes of many lengths
     assert results[()] == results[("--generic-connectors",)]
 
 

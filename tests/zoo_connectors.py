@@ -18,6 +18,7 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.connectors.env_to_module import FlattenObservations, MeanStdFilter, PrevActionsPrevRewards
 from ray.rllib.connectors.env_to_module.frame_stacking import FrameStackingEnvToModule
 from ray.rllib.connectors.learner.frame_stacking import FrameStackingLearner
+from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.examples.envs.classes.cartpole_with_dict_observation_space import CartPoleWithDictObservationSpace
 from ray.rllib.examples.envs.classes.stateless_cartpole import StatelessCartPole
@@ -27,6 +28,7 @@ import zoo_envs
 MLP = DefaultModelConfig(fcnet_hiddens=[8])
 CNN = DefaultModelConfig(conv_filters=[[4, [2, 2], 1]], head_fcnet_hiddens=[8])
 LSTM = DefaultModelConfig(fcnet_hiddens=[8], use_lstm=True, lstm_cell_size=8, max_seq_len=8)
+
 
 
 def _pieces(*factories: Callable) -> Callable:
@@ -62,7 +64,7 @@ def structured(obs: str, action: str) -> dict:
 
 # name -> (env, env_config, env_to_module factories, model config, extra config calls)
 ZOO: dict[str, tuple] = {
-    "lstm": ("CartPole-v1", {"max_episode_steps": 60}, (), LSTM),
+    "lstm": (zoo_envs.StructuredCartPole, structured("box", "discrete"), (), LSTM),
     "prev_ap_lstm": (StatelessCartPole, {}, (prev_actions_rewards, flatten), LSTM),
     "dict_flatten": (CartPoleWithDictObservationSpace, {}, (flatten,), MLP),
     "framestack": (zoo_envs.StructuredCartPole, structured("channel", "discrete"), (frame_stack,), CNN),
@@ -88,9 +90,26 @@ def config_for(name: str) -> PPOConfig:
     return config
 
 
+#: checkpoints whose policy head is scaled up after training (then synced to the env runners, as a training
+#: step syncs): an untrained small LSTM's logits barely move with its state, so a wrong state would not show
+LIVELY, LIVELY_SCALE = {"lstm"}, 8.0
+
+
+def _liven(algo) -> None:
+    import torch
+
+    module = algo.learner_group._learner.module[DEFAULT_MODULE_ID]
+    with torch.no_grad():
+        for parameter in module.pi.parameters():
+            parameter.mul_(LIVELY_SCALE)
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+
+
 def train(name: str, out: Path) -> None:
     algo = config_for(name).build_algo()
     algo.train()
+    if name in LIVELY:
+        _liven(algo)
     algo.save(str((out / name).resolve()))
     algo.stop()
 

@@ -5,7 +5,8 @@ CartPole; its `RandomEnv` has arbitrary spaces but ignores reset seeds, so it ca
 seed. These wrap Gymnasium's CartPole (seeded by `reset(seed=...)`) and only re-encode what it sees and
 how it is told to push:
 
-- observations: `box`, `tuple` (with a MultiDiscrete part), `multidiscrete`, `multibinary`, `dict` (with a
+- observations: `box` (the state stretched to [-1, 1]: a small untrained policy's actions then depend on what
+  it sees, unlike on CartPole's small raw numbers), `tuple` (with a MultiDiscrete part), `multidiscrete`, `multibinary`, `dict` (with a
   MultiBinary part) (keys deliberately not sorted: the env's
   own order, an OrderedDict) or `channel` (a (2, 2, 1) Box: an image of one channel, which FrameStackingEnvToModule stacks);
 - actions: `discrete`, `multidiscrete`, `multibinary`, `tuple`, `dict` (each decoded to push left/right).
@@ -37,7 +38,7 @@ def _observation_space(kind: str) -> gym.Space:
                                             ("position", gym.spaces.Box(-10.0, 10.0, (2,), np.float32)),
                                             ("bins", gym.spaces.MultiBinary(BINS))]))
     if kind == "box":
-        return gym.spaces.Box(-10.0, 10.0, (4,), np.float32)
+        return gym.spaces.Box(-1.0, 1.0, (4,), np.float32)
     if kind == "channel":
         return gym.spaces.Box(-10.0, 10.0, (2, 2, 1), np.float32)
     raise ValueError(f"unknown observation kind {kind!r}")
@@ -56,6 +57,12 @@ def _action_space(kind: str) -> gym.Space:
         return gym.spaces.Dict(OrderedDict([("push", gym.spaces.Discrete(2)),
                                             ("strength", gym.spaces.Box(-1.0, 1.0, (1,), np.float32))]))
     raise ValueError(f"unknown action kind {kind!r}")
+
+
+def _one_hot(bins: np.ndarray) -> np.ndarray:
+    onehot = np.zeros((4, BINS), np.int8)
+    onehot[np.arange(4), bins] = 1
+    return onehot.reshape(-1)
 
 
 class StructuredCartPole(gym.Env):
@@ -102,13 +109,13 @@ class StructuredCartPole(gym.Env):
         if kind == "multidiscrete":
             return bins
         if kind == "multibinary":
-            onehot = np.zeros((4, BINS), np.int8)
-            onehot[np.arange(4), bins] = 1
-            return onehot.reshape(-1)
+            return _one_hot(bins)
         if kind == "dict":
             return OrderedDict([("velocity", state[[1, 3]]), ("angle_bin", int(bins[2])),
                                 ("position", state[[0, 2]]), ("bins", (np.arange(BINS) == bins[3]).astype(np.int8))])
-        return state if kind == "box" else state.reshape(2, 2, 1)
+        if kind == "box":
+            return np.tanh(state / EDGES * 8.0).astype(np.float32)
+        return state.reshape(2, 2, 1)
 
 
 def _scale_connector_class():
