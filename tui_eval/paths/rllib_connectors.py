@@ -15,6 +15,7 @@ from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.paths.rllib_fused import FusedPipelines, why_not_fusable
 from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, module_dir
+from tui_eval.paths.rllib_runner_loop import RunnerLoop
 from tui_eval.spec import EpisodeRecord
 
 
@@ -53,16 +54,6 @@ num_envs, wrappers=[lambda env: GuardedEnv(
                             f"one batched forward per step, {self.device}, env {recipe.name}")
         self._t = 0
 
-    def _new_episode(self):
-        from ray.rllib.env.single_agent_episode import SingleAgentEpisode
-
-        return SingleAgentEpisode(observation_space=self.env.single_observation_space,
-                                  action_space=self.env.single_action_space)
-
-    def _to_module(self, episodes, shared_data, **batch):
-        return self.env_to_module(rl_module=self.module, episodes=episodes, batch={}, explore=self.explore,
-                                  shared_data=shared_data, **batch)
-
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.relay.feed = feed
         try:
@@ -78,12 +69,15 @@ num_envs, wrappers=[lambda env: GuardedEnv(
         obs, infos = self.env.reset()
         for i in range(n):
             idle[i] = IDLE_KEY in infos[i]
-        assert self.fused is not None
+        fused = self.fused
+        assert fused is not None
+        fused.reset_state()
         while not all(idle) and not feed.cancelled:
-            _, actions_for_env = self.fused(obs, self.explore, self._t)
+            _, actions_for_env = fused(obs, self.explore, self._t)
             obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
             self._t += n
             now = time.perf_counter()
+            fused.reset_state([i for i in range(n) if resetting[i]])  # their obs is a reset's
             for i in range(n):
                 if IDLE_KEY in infos[i]:  # an idle env that ends was handed a seed: its next step is a reset
                     resetting[i] = bool(terminateds[i])
@@ -100,71 +94,16 @@ num_envs, wrappers=[lambda env: GuardedEnv(
 
     def _run_generic(self, feed: SeedFeed, emit: Emit) -> None:
         """SingleAgentEnvRunner's env loop, with both connector pipelines called on every step."""
-        n = self.num_envs
-        episodes = [self._new_episode() for _ in range(n)]
-        shared_data: dict[str, Any] = {}
-        started = [0.0] * n
-        idle = [False] * n
+        loop = RunnerLoop(env=self.env, module=self.module, env_to_module=self.env_to_module,
+                          module_to_env=self.module_to_env, record=self._record_from_episode)
+        loop.t = self._t
+        try:
+            loop.run(feed, emit, self.explore)
+        finally:
+            self._t = loop.t
 
-        obs, infos = self.env.reset()
-        for i, ob in enumerate(_unbatch(obs)):
-            episodes[i].add_env_reset(observation=ob, infos=infos[i])
-            idle[i] = IDLE_KEY in infos[i]
-            started[i] = time.perf_counter()
-        to_module = self._to_module(episodes, shared_data, obs=obs, infos=infos)
-
-        while not all(idle) and not feed.cancelled:
-            to_env, actions, actions_for_env = self._forward(to_module, episodes, shared_data)
-            obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
-            self._t += n
-            obs_list, action_list = _unbatch(obs), _unbatch(actions)
-            woken = [False] * n
-            for i in range(n):
-                if IDLE_KEY in infos[i]:
-                    # Nothing to run here: a one-observation episode, kept as is, still gives the
-                    # connectors their row; its actions are ignored.
-                    if not idle[i] or not episodes[i].is_reset:
-                        idle[i] = True
-                        episodes[i] = self._new_episode()
-                        episodes[i].add_env_reset(observation=obs_list[i], infos=infos[i])
-                    woken[i] = bool(terminateds[i])  # handed a seed: its next step is a reset
-                elif not episodes[i].is_reset:  # the step after a done is the sub-env's reset (NEXT_STEP)
-                    idle[i] = False
-                    episodes[i].add_env_reset(observation=obs_list[i], infos=infos[i])
-                    started[i] = time.perf_counter()
-                else:
-                    episodes[i].add_env_step(
-                        observation=obs_list[i], action=action_list[i], reward=rewards[i], infos=infos[i],
-                        terminated=terminateds[i], truncated=truncateds[i],
-                        extra_model_outputs={k: v[i] for k, v in to_env.items()},
-                    )
-            to_module = self._to_module(episodes, shared_data, obs=obs, actions=actions, rewards=rewards,
-                                        infos=infos, terminateds=terminateds, truncateds=truncateds)
-            for i in range(n):
-                if woken[i]:
-                    idle[i], episodes[i] = False, self._new_episode()
-                elif not idle[i] and episodes[i].is_done:
-                    episode = episodes[i]
-                    emit(self._record_from(float(episode.get_return()), len(episode), infos[i],
-                                           time.perf_counter() - started[i]))
-                    episodes[i] = self._new_episode()
-
-    def _forward(self, to_module: Any, episodes: list, shared_data: dict[str, Any]) -> tuple[Any, Any, Any]:
-        """The module's forward pass and the module-to-env pipeline: (extra outputs, actions, actions for env)."""
-        import torch
-        from ray.rllib.core.columns import Columns
-
-        # forward_inference/forward_exploration toggle eval() on every call (a walk over all
-        # submodules); the module is kept in eval mode, so their inner methods do the same work.
-        with torch.no_grad():
-            if self.explore:
-                to_env = self.module._forward_exploration(to_module, t=self._t)
-            else:
-                to_env = self.module._forward_inference(to_module)
-        to_env = self.module_to_env(rl_module=self.module, batch=to_env, episodes=episodes,
-                                    explore=self.explore, shared_data=shared_data)
-        actions = to_env.pop(Columns.ACTIONS)
-        return to_env, actions, to_env.pop(Columns.ACTIONS_FOR_ENV, actions)
+    def _record_from_episode(self, episode: Any, last_info: dict[str, Any], wall_s: float) -> EpisodeRecord:
+        return self._record_from(float(episode.get_return()), len(episode), last_info, wall_s)
 
     def _record_from(self, ret: float, length: int, last_info: dict[str, Any], wall_s: float) -> EpisodeRecord:
         reason = last_info.get(INVALID_KEY)
@@ -174,15 +113,6 @@ num_envs, wrappers=[lambda env: GuardedEnv(
 
     def close(self) -> None:
         self.env.close()
-
-
-def _unbatch(batch):
-    """RLlib's unbatch (a tree walk), short-cut for the common case of one array (same items, in order)."""
-    if isinstance(batch, np.ndarray):
-        return list(batch)
-    from ray.rllib.utils.spaces.space_utils import unbatch
-
-    return unbatch(batch)
 
 
 def _place_tensors_on(pipeline, device) -> None:

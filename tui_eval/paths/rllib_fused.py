@@ -3,11 +3,14 @@
 RLlib's default EnvToModule and ModuleToEnv pipelines run generic per-item code on every step (tree
 walks, deep copies, one unsquash call per env); for a small policy they cost several times the env
 step and the forward pass together. When a checkpoint's pipelines hold only the stock pieces and the
-module is stateless, their combined effect is a handful of batched calls to the same RLlib functions
-the pieces use: `convert_to_torch_tensor`, the module's action distribution (`from_logits`,
-`to_deterministic`, `sample`), `convert_to_numpy`, `unsquash_action` / `clip_action`. Anything else
-(a custom or stateful connector, a recurrent module, structured observations) runs the generic
-pipelines step by step.
+observations are one Box, their combined effect is a handful of batched calls to the same RLlib
+functions the pieces use: `convert_to_torch_tensor`, the module's action distribution (`from_logits`,
+`to_deterministic`, `sample`), `convert_to_numpy`, `unsquash_action` / `clip_action`. A recurrent
+module's stock state pieces are kept as a batch of state tensors: AddStatesFromEpisodesToBatch gives
+an episode's first step `get_initial_state()` and every later one the STATE_OUT of its previous step
+(through numpy and back: the same float32 values), AddTimeDimToBatchAndZeroPad puts a time axis of
+one on the observations, RemoveSingleTsTimeRankFromBatch takes it off the actions. Anything else (any
+other piece, RLlib's or the user's; structured observations) runs the pipelines step by step.
 """
 
 from __future__ import annotations
@@ -34,8 +37,6 @@ def why_not_fusable(env_to_module, module_to_env, module, observation_space) -> 
         for connector in pipeline.connectors:
             if type(connector).__name__ not in stock:
                 return f"non-stock connector {type(connector).__name__}"
-    if module.is_stateful():
-        return "recurrent module"
     if not isinstance(observation_space, gym.spaces.Box):
         return f"{type(observation_space).__name__} observations"
     return None
@@ -58,6 +59,35 @@ class FusedPipelines:
                 normalize[0].input_action_space)
         self._dist = {True: module.get_exploration_action_dist_cls(), False: module.get_inference_action_dist_cls()}
         self._greedy = _greedy_shortcut(self._dist[False])
+        self.stateful = bool(module.is_stateful())
+        self.state: Any = None  # STATE_OUT of the last call, one row per env (recurrent modules)
+        self._initial: Any = None
+        if self.stateful:  # as AddStatesFromEpisodesToBatch gives it: through numpy, then NumpyToTensor
+            from ray.rllib.utils.numpy import convert_to_numpy
+            from ray.rllib.utils.torch_utils import convert_to_torch_tensor
+
+            self._initial = convert_to_torch_tensor(convert_to_numpy(module.get_initial_state()), device=device)
+
+    def reset_state(self, rows: list[int] | None = None) -> None:
+        """Rows (None: all) whose next observation starts an episode get the module's initial state."""
+        import tree
+
+        if not self.stateful:
+            return
+        if rows is None or self.state is None:
+            self.state = None
+        elif rows:
+            def reset_rows(value, initial):
+                value[rows] = initial
+
+            tree.map_structure(reset_rows, self.state, self._initial)
+
+    def _state_in(self, batch_size: int) -> Any:
+        import tree
+
+        if self.state is None:
+            return tree.map_structure(lambda v: v.unsqueeze(0).repeat(batch_size, *([1] * v.dim())), self._initial)
+        return self.state
 
     def __call__(self, obs: np.ndarray, explore: bool, t: int) -> tuple[Any, Any]:
         import torch
@@ -70,9 +100,14 @@ class FusedPipelines:
             tensor = torch.from_numpy(obs)  # what convert_to_torch_tensor returns for it, without a tree walk
         else:
             tensor = convert_to_torch_tensor(obs, device=self.device)  # NumpyToTensor
+        batch = {Columns.OBS: tensor}
+        if self.stateful:  # AddTimeDimToBatchAndZeroPad, AddStatesFromEpisodesToBatch
+            batch = {Columns.OBS: tensor.unsqueeze(1), Columns.STATE_IN: self._state_in(len(tensor))}
         with torch.no_grad():
-            out = (self.module._forward_exploration({Columns.OBS: tensor}, t=t) if explore
-                   else self.module._forward_inference({Columns.OBS: tensor}))
+            out = (self.module._forward_exploration(batch, t=t) if explore
+                   else self.module._forward_inference(batch))
+            if self.stateful:
+                self.state = out[Columns.STATE_OUT]
             if Columns.ACTIONS in out:  # GetActions: a module that picks actions itself
                 actions = out[Columns.ACTIONS]
             elif not explore and self._greedy is not None:
@@ -82,6 +117,8 @@ class FusedPipelines:
                 actions = (dist if explore else dist.to_deterministic()).sample()
         actions = actions.numpy() if type(actions) is torch.Tensor and actions.device.type == "cpu" \
             else convert_to_numpy(actions)  # TensorToNumpy
+        if self.stateful:  # RemoveSingleTsTimeRankFromBatch
+            actions = actions[:, 0]
         if self.action_struct is not None and self.normalize_actions:  # NormalizeAndClipActions
             return actions, unsquash_action(actions, self.action_struct)
         if self.action_struct is not None and self.clip_actions:

@@ -1,0 +1,88 @@
+"""Conformance matrix of the `connectors` path against real Algorithm.evaluate(): one tiny real checkpoint per
+connector piece, space and module kind (trained once per session by tests/zoo_connectors.py); with explore
+off both paths give the same return on every seed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from engine_helpers import by_seed, run_to_end
+
+TESTS = Path(__file__).resolve().parent
+SEEDS = ("--seeds", "40:46", "--episodes", "6", "--num-envs", "3")
+#: checkpoint -> what the connectors path must say about its pipelines
+MATRIX = {
+    "lstm": "stock pipelines fused",  # the stock state pieces of a recurrent module
+    "prev_ap_lstm": "non-stock connector PrevActionsPrevRewards",  # + FlattenObservations
+    "framestack": "non-stock connector FrameStacking",  # FrameStackingEnvToModule, a CNN
+    "user_connector": "non-stock connector ScaleObservations",  # MultiDiscrete actions
+    "tuple_obs_dict_act": "non-stock connector FlattenObservations",  # Tuple with MultiDiscrete; Dict actions
+    "multibinary_obs_tuple_act": "non-stock connector FlattenObservations",  # Tuple actions
+    "dict_obs_lstm": "non-stock connector FlattenObservations",  # env's own key order, a MultiBinary part
+}
+
+
+@pytest.fixture(scope="session")
+def zoo(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("zoo")
+    env = dict(os.environ, PYTHONPATH=f"{TESTS.parent}:{TESTS}")
+    proc = subprocess.run([sys.executable, "zoo_connectors.py", str(out)], cwd=TESTS, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+@pytest.mark.parametrize("name", list(MATRIX))
+def test_explore_off_gives_the_same_return_per_seed_on_both_paths(zoo, name, tmp_path):
+    engine, records = run_to_end(zoo / name, *SEEDS, "--explore", "evaluate=off", "--explore", "connectors=off",
+                                 log=tmp_path / "run.sqlite")
+    assert MATRIX[name] in engine.paths["connectors"].description
+    evaluate, connectors = by_seed(records, "evaluate"), by_seed(records, "connectors")
+    assert sorted(evaluate) == list(range(40, 46)), records
+    assert connectors == evaluate
+    assert not any(r.invalid for r in records)
+
+
+@pytest.mark.parametrize("name", ["dict_flatten", "meanstd_lstm"])
+def test_checkpoints_that_cannot_match_per_seed_run_every_seed(zoo, name, tmp_path):
+    """RLlib's CartPoleWithDictObservationSpace + FlattenObservations: its observation holds an unseeded
+    np.random draw, so returns are not a function of the seed. MeanStdFilter updates its statistics while
+    evaluating, and evaluate() restarts them from the training runner's at every call: both paths apply
+    it faithfully, to other sequences of observations. Both run every seed."""
+    _, records = run_to_end(zoo / name, *SEEDS, "--explore", "evaluate=off", log=tmp_path / "run.sqlite")
+    for path in ("evaluate", "connectors"):
+        assert sorted(by_seed(records, path)) == list(range(40, 46)), path
+    assert not any(r.invalid for r in records)
+
+
+def test_fused_state_pieces_equal_the_pipelines(zoo, tmp_path):
+    """A recurrent module with the stock pipelines: the batched state equals RLlib's pieces, seed by seed.
+    Explore on, from the same torch seed: both draw one categorical sample per step from the same logits,
+    so a state row off anywhere changes the draws (greedy, this tiny policy pushes one way throughout)."""
+    import torch
+
+    results = {}
+    for flags in ((), ("--generic-connectors",)):
+        torch.manual_seed(7)
+        engine, records = run_to_end(zoo / "lstm", "--paths", "connectors", "--seeds", "60:72", "--episodes", "12",
+                                     "--num-envs", "5", "--explore", "connectors=on", *flags,
+                                     log=tmp_path / f"run{len(flags)}.sqlite")
+        assert ("fused" in engine.paths["connectors"].description) == (not flags)
+        results[flags] = {r.seed: (r.ret, r.length) for r in records}
+    assert sorted(results[()]) == list(range(60, 72))
+    assert len(set(results[()].values())) > 3  # the draws make episodes of many lengths
+    assert results[()] == results[("--generic-connectors",)]
+
+
+@pytest.mark.parametrize("name", ["prev_ap_lstm", "tuple_obs_dict_act"])
+def test_explore_on_runs_on_both_paths(zoo, name, tmp_path):
+    _, records = run_to_end(zoo / name, *SEEDS, "--explore", "evaluate=on", "--explore", "connectors=on",
+                                 log=tmp_path / "run.sqlite")
+    for path in ("evaluate", "connectors"):
+        mine = [r for r in records if r.path == path]
+        assert sorted(r.seed for r in mine) == list(range(40, 46)), path
+        assert all(r.explore is True and not r.invalid for r in mine)
