@@ -1,0 +1,98 @@
+"""Recurrent state of exported rsl_rl policies, kept per world and reset when a world's episode starts.
+
+rsl_rl's exports of an RNNModel are single-robot: the TorchScript module (`_TorchLSTMModel` /
+`_TorchGRUModel`) keeps its state in buffers of batch 1 (`hidden_state`, and `cell_state` for an LSTM)
+and clears them in its exported `reset()`; the ONNX graph takes the state as inputs (`h_in`, `c_in`) and
+returns the next one (`h_out`, `c_out`). A deployment calls `reset()` (or feeds zeros) when its robot
+starts an episode. Here many worlds share one policy, so:
+
+- `JitMemory` widens the module's state buffers to one row per world (the module's own forward then runs
+  batched) and, when some worlds start an episode, calls the module's own `reset()` and puts back the
+  rows of the worlds that carry on: what `reset()` clears is what a deployment would clear.
+- `OnnxMemory` holds one state row per world, feeds it with each call and stores what comes back; a
+  world's rows are zeroed when its episode starts.
+
+The state is never carried from one episode to the next and never cleared within an episode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+
+class JitMemory:
+    """The state buffers of a recurrent TorchScript policy, one row per world."""
+
+    def __init__(self, module: Any, num_envs: int):
+        self.module = module
+        self.names = [name for name, buf in module.named_buffers(recurse=False) if buf.dim() == 3]
+        for name in self.names:
+            buf = getattr(module, name)
+            if int(buf.shape[1]) != num_envs:
+                setattr(module, name, torch.zeros(buf.shape[0], num_envs, buf.shape[2], dtype=buf.dtype,
+                                                  device=buf.device))
+
+    @property
+    def recurrent(self) -> bool:
+        return bool(self.names)
+
+    def describe(self) -> str:
+        return f"state {', '.join(self.names)} (one row per world, its reset() at each episode start)"
+
+    def reset(self, starting: torch.Tensor | None = None) -> None:
+        """Worlds where `starting` is true begin an episode (None: all of them)."""
+        if starting is None or bool(starting.all()):
+            self.module.reset()
+            return
+        rows = starting.reshape(-1).to("cpu", torch.bool)
+        if not bool(rows.any()):
+            return
+        carry_on = ~rows
+        kept = {name: getattr(self.module, name)[:, carry_on].clone() for name in self.names}
+        self.module.reset()
+        for name, values in kept.items():
+            getattr(self.module, name)[:, carry_on] = values
+
+
+class OnnxMemory:
+    """The state inputs/outputs of a recurrent ONNX policy (everything after the first input that is not an
+    image group), one row per world."""
+
+    def __init__(self, session: Any, num_envs: int, image_inputs: list[str]):
+        inputs = session.get_inputs()[1:]
+        outputs = session.get_outputs()[1:]
+        self.inputs = [i.name for i in inputs if i.name not in image_inputs]
+        self.outputs = [o.name for o in outputs][:len(self.inputs)]
+        shapes = [i.shape for i in inputs if i.name not in image_inputs]
+        self.state = [np.zeros((int(s[0]), num_envs, int(s[2])), dtype=np.float32) for s in shapes]
+
+    @property
+    def recurrent(self) -> bool:
+        return bool(self.inputs)
+
+    def describe(self) -> str:
+        return (f"state {', '.join(self.inputs)} → {', '.join(self.outputs)} (one row per world, zeros at each "
+                "episode start)")
+
+    def feed(self, rows: slice | int) -> dict[str, np.ndarray]:
+        """The state inputs for world `rows` (an index: one world, batch 1; a slice: those worlds)."""
+        pick = slice(rows, rows + 1) if isinstance(rows, int) else rows
+        return {name: np.ascontiguousarray(s[:, pick]) for name, s in zip(self.inputs, self.state, strict=True)}
+
+    def store(self, rows: slice | int, outputs: list[np.ndarray]) -> None:
+        """Keep the state the call returned (`outputs` after the actions, in the graph's order)."""
+        pick = slice(rows, rows + 1) if isinstance(rows, int) else rows
+        for s, value in zip(self.state, outputs, strict=False):
+            s[:, pick] = value
+
+    def reset(self, starting: torch.Tensor | None = None) -> None:
+        if starting is None:
+            for s in self.state:
+                s.fill(0.0)
+            return
+        rows = starting.reshape(-1).to("cpu", torch.bool).numpy()
+        for s in self.state:
+            s[:, rows] = 0.0
