@@ -70,7 +70,7 @@ def group_layout(space: gym.Space, images: bool = False) -> list[tuple[str, str 
     Groups are flat vectors, except 3-D Box observations when `images` is set (a CNN policy): those keep
     their (channels, height, width) shape, as rsl_rl's CNNModel takes them.
     """
-    def shape(box: gym.spaces.Box) -> tuple[int, ...]:
+    def shape(box: gym.Space) -> tuple[int, ...]:
         dims = tuple(int(d) for d in (box.shape or ()))
         return dims if images and len(dims) == 3 else (int(np.prod(dims)),)
 

@@ -38,9 +38,9 @@ from tui_eval.envs import (
 )
 from tui_eval.errors import first_line
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.paths.native_output import native_stdout_quiet
 from tui_eval.paths.rsl_eval_env import IDLE, LIVE, EpisodeEnd, EvalVecEnv, group_layout
 from tui_eval.paths.rsl_factory_env import FactoryVecEnv, resolve_factory
-from tui_eval.paths.native_output import native_stdout_quiet
 from tui_eval.spec import BadInput
 
 
