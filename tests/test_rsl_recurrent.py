@@ -202,3 +202,23 @@ def test_unknown_policy_classes_exit_with_what_to_pass(policy_class, said, lstm_
     with pytest.raises(BadInput, match="--agent-cfg") as err:
         make_kind(lstm_checkpoint, agent_cfg=str(file))
     assert said in str(err.value)
+
+
+def test_isaac_lab_cfg_dumps_of_recurrent_models_normalise_to_5x():
+    """Isaac Lab's rsl_rl 4/5 model cfg (RNNModel block with 4.x noise keys) and an rsl_rl 2.x spelling."""
+    from tui_eval.kinds.rsl_cfg import normalise_cfg
+
+    actor = {"class_name": "RNNModel", "hidden_dims": [32], "activation": "elu", "obs_normalization": True,
+             "stochastic": True, "init_noise_std": 0.7, "noise_std_type": "log", "state_dependent_std": False,
+             "rnn_type": "gru", "rnn_hidden_dim": 32, "rnn_num_layers": 2}
+    notes: list[str] = []
+    cfg = normalise_cfg({"actor": actor, "critic": {**actor, "stochastic": False}, "num_steps_per_env": 24}, notes)
+    assert cfg["actor"]["distribution_cfg"] == {"class_name": "GaussianDistribution", "init_std": 0.7,
+                                                "std_type": "log"}
+    assert (cfg["actor"]["rnn_type"], cfg["actor"]["rnn_num_layers"]) == ("gru", 2)
+    assert cfg["critic"]["class_name"] == "RNNModel" and cfg["critic"]["distribution_cfg"] is None
+    old = {"policy": {**ISAAC_LAB_RECURRENT["policy"], "class_name": "rsl_rl.modules:ActorCriticRecurrent",
+                      "rnn_hidden_size": 48}}
+    del old["policy"]["rnn_hidden_dim"]
+    cfg = normalise_cfg(old, notes)
+    assert cfg["actor"]["rnn_hidden_dim"] == cfg["critic"]["rnn_hidden_dim"] == 48

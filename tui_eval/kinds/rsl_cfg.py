@@ -21,7 +21,8 @@ _DEPRECATED_MODEL_KEYS = ("stochastic", "init_noise_std", "noise_std_type", "sta
 _TRAINING_ONLY_ALGORITHM_KEYS = ("rnd_cfg", "symmetry_cfg")
 KNOWN_CLASSES = {"algorithm": "PPO"}
 #: rsl_rl < 4 ActorCritic* classes (Isaac Lab's RslRlPpoActorCritic[Recurrent]Cfg) → the 5.x model class
-_PRE4_POLICY_CLASSES = {"ActorCritic": "MLPModel", "ActorCriticRecurrent": "RNNModel"}
+_PRE4_POLICY_CLASSES = {"ActorCritic": "MLPModel", "ActorCriticRecurrent": "RNNModel",
+                        "RslRlPpoActorCriticCfg": "MLPModel", "RslRlPpoActorCriticRecurrentCfg": "RNNModel"}
 
 
 def bare_class_name(name: Any) -> str:
@@ -142,7 +143,7 @@ def _from_actor_critic(policy: dict[str, Any], empirical: bool) -> tuple[dict, d
     name = bare_class_name(policy.get("class_name", "ActorCritic"))
     if name not in _PRE4_POLICY_CLASSES:
         raise BadInput(f"the agent cfg's policy class {name!r} has no rsl_rl 5 counterpart tui-eval knows (it maps "
-                       f"{' and '.join(_PRE4_POLICY_CLASSES)}); pass --agent-cfg with actor/critic blocks of "
+                       "ActorCritic and ActorCriticRecurrent); pass --agent-cfg with actor/critic blocks of "
                        "rsl_rl 5 (MLPModel, RNNModel or CNNModel)")
     activation = policy.get("activation", DEFAULT_ACTIVATION)
     dist = {"class_name": "HeteroscedasticGaussianDistribution" if policy.get("state_dependent_std")

@@ -217,9 +217,11 @@ class RslRlKind(CheckpointKind):
                 raise BadInput(summarise_load_error(exc, self._cfg_label(), role)) from None
 
     def _obs_groups_line(self) -> str:
-        groups = self.cfg.get("obs_groups") or {}
+        groups = dict(self.cfg.get("obs_groups") or {})
         if not groups:
             return "actor and critic: the env's groups (rsl_rl's defaults)"
+        if "actor" not in groups and "policy" in groups:  # Isaac Lab before rsl_rl 4 named the actor's set so
+            groups = {"actor": groups.pop("policy"), **groups}
         return "; ".join(f"{role}: {', '.join(map(str, names))}" for role, names in groups.items())
 
     def _cfg_label(self) -> str:
