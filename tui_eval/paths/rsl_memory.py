@@ -7,8 +7,9 @@ returns the next one (`h_out`, `c_out`). A deployment calls `reset()` (or feeds 
 starts an episode. Here many worlds share one policy, so:
 
 - `JitMemory` widens the module's state buffers to one row per world (the module's own forward then runs
-  batched) and, when some worlds start an episode, calls the module's own `reset()` and puts back the
-  rows of the worlds that carry on: what `reset()` clears is what a deployment would clear.
+  batched). When every world starts an episode it calls the module's own `reset()`; when some do, it
+  gives their rows what `reset()` leaves in them (learnt once from the module: a buffer that `reset()`
+  does not clear is not cleared here either), so what is cleared is what a deployment would clear.
 - `OnnxMemory` holds one state row per world, feeds it with each call and stores what comes back; a
   world's rows are zeroed when its episode starts.
 
@@ -34,6 +35,18 @@ class JitMemory:
             if int(buf.shape[1]) != num_envs:
                 setattr(module, name, torch.zeros(buf.shape[0], num_envs, buf.shape[2], dtype=buf.dtype,
                                                   device=buf.device))
+        self.cleared = self._what_reset_clears()
+
+    def _what_reset_clears(self) -> dict[str, torch.Tensor]:
+        """{buffer: the values the module's own `reset()` leaves in it} for the buffers it resets (filled with a
+        marker first: a buffer `reset()` does not touch keeps it, and is then not reset here either)."""
+        marker = 12345.0
+        with torch.no_grad():
+            for name in self.names:
+                getattr(self.module, name).fill_(marker)
+            self.module.reset()
+            return {name: getattr(self.module, name).clone() for name in self.names
+                    if not bool((getattr(self.module, name) == marker).all())}
 
     @property
     def recurrent(self) -> bool:
@@ -44,17 +57,14 @@ class JitMemory:
 
     def reset(self, starting: torch.Tensor | None = None) -> None:
         """Worlds where `starting` is true begin an episode (None: all of them)."""
-        if starting is None or bool(starting.all()):
+        if starting is None:
             self.module.reset()
             return
         rows = starting.reshape(-1).to("cpu", torch.bool)
         if not bool(rows.any()):
             return
-        carry_on = ~rows
-        kept = {name: getattr(self.module, name)[:, carry_on].clone() for name in self.names}
-        self.module.reset()
-        for name, values in kept.items():
-            getattr(self.module, name)[:, carry_on] = values
+        for name, after_reset in self.cleared.items():  # what reset() does, for these rows only
+            getattr(self.module, name)[:, rows] = after_reset[:, rows]
 
 
 class OnnxMemory:
