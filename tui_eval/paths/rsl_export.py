@@ -166,7 +166,8 @@ class RslJitPath(_ExportPath):
         try:
             with torch.inference_mode():
                 out = self._forward(obs)
-                self.memory.reset(None)  # the check's step is no episode's
+                if self.recurrent:
+                    self.memory.reset(None)  # the check's step is no episode's
         except Exception as exc:  # a TorchScript module raises its own error classes
             raise BadInput(f"{path} does not take this env's observations of size {x.shape[-1]} "
                            f"({type(exc).__name__}); it is not this checkpoint's policy") from None

@@ -35,11 +35,16 @@ class JitMemory:
             if int(buf.shape[1]) != num_envs:
                 setattr(module, name, torch.zeros(buf.shape[0], num_envs, buf.shape[2], dtype=buf.dtype,
                                                   device=buf.device))
-        self.cleared = self._what_reset_clears()
+        self.width = num_envs
+        self.has_reset = hasattr(module, "reset")
+        self.cleared = self._what_reset_clears() if self.names else {}
 
     def _what_reset_clears(self) -> dict[str, torch.Tensor]:
         """{buffer: the values the module's own `reset()` leaves in it} for the buffers it resets (filled with a
-        marker first: a buffer `reset()` does not touch keeps it, and is then not reset here either)."""
+        marker first: a buffer `reset()` does not touch keeps it, and is then not reset here either). A
+        module without `reset()` (not rsl_rl's export) has its state zeroed, as rsl_rl's `reset()` does."""
+        if not self.has_reset:
+            return {name: torch.zeros_like(getattr(self.module, name)) for name in self.names}
         marker = 12345.0
         with torch.no_grad():
             for name in self.names:
@@ -53,13 +58,16 @@ class JitMemory:
         return bool(self.names)
 
     def describe(self) -> str:
-        return f"state {', '.join(self.names)} (one row per world, its reset() at each episode start)"
+        how = "its reset()" if self.has_reset else "zeros"
+        return f"state {', '.join(self.names)} (one row per world, {how} at each episode start)"
 
     def reset(self, starting: torch.Tensor | None = None) -> None:
         """Worlds where `starting` is true begin an episode (None: all of them)."""
-        if starting is None:
+        if starting is None and self.has_reset:
             self.module.reset()
             return
+        if starting is None:
+            starting = torch.ones(1, dtype=torch.bool).expand(self.width)
         rows = starting.reshape(-1).to("cpu", torch.bool)
         if not bool(rows.any()):
             return
