@@ -27,7 +27,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tui_eval.paths.rsl_runner import quiet  # noqa: E402
+from tui_eval.paths.rsl_model import quiet  # noqa: E402
 from tui_eval.paths.rsl_vecenv import GymVecEnv  # noqa: E402
 
 ENV_ID = "PointGoal-v0"
@@ -65,6 +65,19 @@ CFG = {
 }
 
 
+class CountingFeed:
+    """Seeds for training episodes: `SEED`, `SEED + 1`, ... (tui-eval's SeedFeed protocol)."""
+
+    cancelled = False
+    heartbeat = None
+
+    def __init__(self) -> None:
+        self._seeds = itertools.count(SEED)
+
+    def take(self) -> tuple[int, int]:
+        return next(self._seeds), 0
+
+
 class TrainEnv(GymVecEnv):
     """The adapter, remembering recent episodes' success for the progress line."""
 
@@ -96,9 +109,8 @@ def main() -> None:
     shutil.rmtree(out / "exported", ignore_errors=True)
     (out / "params").mkdir(parents=True, exist_ok=True)
 
-    seeds = itertools.count(SEED)
     env = TrainEnv(ENV_ID, {}, args.num_envs, "cpu")
-    env.begin(lambda: (next(seeds), 0))
+    env.begin(CountingFeed())
     runner_cfg = {k: v for k, v in CFG.items() if k != "tui_eval_env"}
     with quiet():
         runner = OnPolicyRunner(env, runner_cfg, log_dir=None, device="cpu")

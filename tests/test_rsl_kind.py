@@ -131,7 +131,7 @@ def test_a_pt_that_is_not_an_rsl_rl_checkpoint(tmp_path, content):
     one_line(exc)
 
 
-def test_missing_env_and_recurrent_policies_are_bad_input(tmp_path):
+def test_missing_env_and_malformed_recurrent_weights_are_bad_input(tmp_path):
     ckpt = lone_checkpoint(tmp_path)
     with pytest.raises(BadInput, match="pass --env ID") as exc:
         RslRlKind(ckpt, RunSpec(checkpoint=str(ckpt)))
@@ -140,7 +140,7 @@ def test_missing_env_and_recurrent_policies_are_bad_input(tmp_path):
     data["actor_state_dict"]["rnn.rnn.weight_ih_l0"] = torch.zeros(4, 4)
     recurrent = tmp_path / "model_rnn.pt"
     torch.save(data, recurrent)
-    with pytest.raises(BadInput, match="recurrent") as exc:
+    with pytest.raises(BadInput, match="not an rsl_rl RNNModel's") as exc:
         RslRlKind(recurrent, RunSpec(checkpoint=str(recurrent), env_id="PointGoal-v0"))
     one_line(exc)
 

@@ -15,7 +15,7 @@ COMMANDS = """\
 commands:
   tui-eval CHECKPOINT [options]            live monitor: both inference paths of the checkpoint, side by side
   tui-eval CHECKPOINT --headless [...]     no UI: progress on stderr, summary table on stdout (--json FILE)
-  tui-eval demo [rllib|pendulum|rsl_rl|lunarlander] [options]
+  tui-eval demo [rllib|pendulum|rsl_rl|lunarlander|pandareach] [options]
                                            the same on a bundled demo checkpoint
   tui-eval diagnose CHECKPOINT [options] [--seed S] [--json FILE]
                                            why do the paths differ? findings, best first
@@ -228,12 +228,12 @@ def main(argv: list[str] | None = None) -> int:
     make_cwd_importable()  # the user's modules next to their experiment, as with `python -m`
     try:
         if argv and argv[0] == "demo":
-            from tui_eval.demos import demo_checkpoint
+            from tui_eval.demos import demo_checkpoint, demo_options
 
             rest, which = argv[1:], "rllib"
             if rest and not rest[0].startswith("-"):
                 which, rest = rest[0], rest[1:]
-            return run([str(demo_checkpoint(which)), *rest])
+            return run([str(demo_checkpoint(which)), *demo_options(which), *rest])
         if argv and argv[0] == "diagnose":
             from tui_eval.doctor.command import diagnose
 

@@ -19,6 +19,15 @@ from tui_eval.spec import BadInput
 DEFAULT_NUM_STEPS_PER_ENV = 24
 _DEPRECATED_MODEL_KEYS = ("stochastic", "init_noise_std", "noise_std_type", "state_dependent_std")
 _TRAINING_ONLY_ALGORITHM_KEYS = ("rnd_cfg", "symmetry_cfg")
+KNOWN_CLASSES = {"algorithm": "PPO"}
+#: rsl_rl < 4 ActorCritic* classes (Isaac Lab's RslRlPpoActorCritic[Recurrent]Cfg) → the 5.x model class
+_PRE4_POLICY_CLASSES = {"ActorCritic": "MLPModel", "ActorCriticRecurrent": "RNNModel",
+                        "RslRlPpoActorCriticCfg": "MLPModel", "RslRlPpoActorCriticRecurrentCfg": "RNNModel"}
+
+
+def bare_class_name(name: Any) -> str:
+    """`rsl_rl.modules:ActorCritic` / `rsl_rl.modules.ActorCritic` → `ActorCritic`."""
+    return str(name).rpartition(":")[2].rpartition(".")[2]
 
 
 def _safe_yaml_loader():
@@ -79,8 +88,9 @@ def _resolve(name: str, what: str) -> Any:
     try:
         return resolve_callable(name)
     except Exception:  # resolve_callable raises ImportError, AttributeError, ValueError
-        raise BadInput(f"the agent cfg's {what} class {name!r} is not in rsl_rl nor importable; pass a cfg for "
-                       "rsl_rl's MLPModel / PPO, or make the module importable") from None
+        raise BadInput(f"the agent cfg's {what} class {name!r} is not in rsl_rl nor importable; pass a cfg whose "
+                       f"{what} is one of rsl_rl's ({KNOWN_CLASSES.get(what, 'MLPModel, RNNModel, CNNModel')}), "
+                       "or make its module importable") from None
 
 
 def _filter(block: dict[str, Any], cls: Any, where: str, notes: list[str], skip: tuple[str, ...] = ()) -> dict:
@@ -103,10 +113,11 @@ def _model_block(block: dict[str, Any], where: str, notes: list[str]) -> dict[st
     block = dict(block)
     block.setdefault("class_name", "MLPModel")
     name = str(block["class_name"])
-    if "RNN" in name or "Recurrent" in name:
-        raise BadInput(f"the agent cfg's {where} is recurrent ({name}); recurrent policies are not supported")
-    if "CNN" in name:
-        raise BadInput(f"the agent cfg's {where} is a {name}; tui-eval runs MLP policies on flat observations")
+    if bare_class_name(name) in _PRE4_POLICY_CLASSES:
+        raise BadInput(f"the agent cfg's {where} block names {name}, an rsl_rl < 4 policy class; put it under "
+                       "policy: (as Isaac Lab writes it) or name the 5.x class (MLPModel, RNNModel, CNNModel)")
+    if "rnn_hidden_size" in block and "rnn_hidden_dim" not in block:  # the rsl_rl 2.x spelling
+        block["rnn_hidden_dim"] = block.pop("rnn_hidden_size")
     # rsl_rl 4.x keys → 5.x distribution_cfg
     old = {k: block.pop(k) for k in _DEPRECATED_MODEL_KEYS if k in block}
     if old and _missing(block.get("distribution_cfg")) and old.get("stochastic") is True:
@@ -127,22 +138,29 @@ def _model_block(block: dict[str, Any], where: str, notes: list[str]) -> dict[st
 
 
 def _from_actor_critic(policy: dict[str, Any], empirical: bool) -> tuple[dict, dict]:
-    """rsl_rl < 4 `policy:` block (ActorCritic) → 5.x actor and critic blocks."""
-    name = str(policy.get("class_name", "ActorCritic"))
-    if "Recurrent" in name:
-        raise BadInput(f"the agent cfg's policy is {name}; recurrent policies are not supported")
-    if name != "ActorCritic":
-        raise BadInput(f"the agent cfg's policy class {name!r} has no rsl_rl 5 counterpart tui-eval knows; "
-                       "pass a cfg with actor/critic MLPModel blocks")
+    """rsl_rl < 4 `policy:` block (ActorCritic, ActorCriticRecurrent; Isaac Lab's RslRlPpoActorCritic[Recurrent]Cfg)
+    → 5.x actor and critic blocks (MLPModel, RNNModel)."""
+    name = bare_class_name(policy.get("class_name", "ActorCritic"))
+    if name not in _PRE4_POLICY_CLASSES:
+        raise BadInput(f"the agent cfg's policy class {name!r} has no rsl_rl 5 counterpart tui-eval knows (it maps "
+                       "ActorCritic and ActorCriticRecurrent); pass --agent-cfg with actor/critic blocks of "
+                       "rsl_rl 5 (MLPModel, RNNModel or CNNModel)")
     activation = policy.get("activation", DEFAULT_ACTIVATION)
     dist = {"class_name": "HeteroscedasticGaussianDistribution" if policy.get("state_dependent_std")
             else "GaussianDistribution", "init_std": float(policy.get("init_noise_std", 1.0)),
             "std_type": policy.get("noise_std_type", "scalar")}
-    actor = {"class_name": "MLPModel", "hidden_dims": list(policy.get("actor_hidden_dims", [256, 256, 256])),
+    model_class = _PRE4_POLICY_CLASSES[name]
+    actor = {"class_name": model_class, "hidden_dims": list(policy.get("actor_hidden_dims", [256, 256, 256])),
              "activation": activation, "distribution_cfg": dist,
              "obs_normalization": bool(policy.get("actor_obs_normalization", empirical))}
-    critic = {"class_name": "MLPModel", "hidden_dims": list(policy.get("critic_hidden_dims", [256, 256, 256])),
+    critic = {"class_name": model_class, "hidden_dims": list(policy.get("critic_hidden_dims", [256, 256, 256])),
               "activation": activation, "obs_normalization": bool(policy.get("critic_obs_normalization", empirical))}
+    if model_class == "RNNModel":
+        rnn = {"rnn_type": str(policy.get("rnn_type", "lstm")).lower(),
+               "rnn_hidden_dim": int(policy.get("rnn_hidden_dim", policy.get("rnn_hidden_size", 256))),
+               "rnn_num_layers": int(policy.get("rnn_num_layers", 1))}
+        actor.update(rnn)
+        critic.update(rnn)
     return actor, critic
 
 
@@ -155,8 +173,10 @@ def normalise_cfg(raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     empirical = bool(cfg.pop("empirical_normalization", False) or False)
     if not isinstance(cfg.get("actor"), dict):
         if isinstance(cfg.get("policy"), dict):
+            old_class = bare_class_name(cfg["policy"].get("class_name", "ActorCritic"))
             cfg["actor"], cfg["critic"] = _from_actor_critic(cfg.pop("policy"), empirical)
-            notes.append("cfg: rsl_rl < 4 policy block mapped to actor/critic")
+            notes.append(f"cfg: rsl_rl < 4 policy block ({old_class}) mapped to actor/critic "
+                         f"{cfg['actor']['class_name']}")
         else:
             raise BadInput("the agent cfg has no actor block (rsl_rl >= 4) nor policy block (rsl_rl < 4); pass "
                            "the run's params/agent.yaml, or no --agent-cfg to infer the cfg from the weights")
@@ -202,20 +222,38 @@ def _mlp_layers(sd: dict[str, Any], role: str, path: Path) -> list[tuple[int, An
     return layers
 
 
+def _rnn_from_weights(sd: dict[str, Any], role: str, path: Path) -> dict[str, Any]:
+    """rnn_type / rnn_hidden_dim / rnn_num_layers of an RNNModel's `rnn.rnn.*` weights (LSTM: 4 gates, GRU: 3)."""
+    hh = {int(m.group(1)): v for k, v in sd.items() if (m := re.fullmatch(r"rnn\.rnn\.weight_hh_l(\d+)", k))}
+    if not hh or 0 not in hh:
+        raise BadInput(f"{path}: the {role}'s rnn.* weights are not an rsl_rl RNNModel's (no rnn.rnn.weight_hh_l0); "
+                       "pass the run's params/agent.yaml with --agent-cfg")
+    hidden = int(hh[0].shape[1])
+    gates = int(hh[0].shape[0]) // hidden
+    if gates not in (3, 4):
+        raise BadInput(f"{path}: the {role}'s recurrent layer has {gates} gates, neither an LSTM (4) nor a GRU (3); "
+                       "pass --agent-cfg")
+    return {"rnn_type": "lstm" if gates == 4 else "gru", "rnn_hidden_dim": hidden, "rnn_num_layers": len(hh)}
+
+
 def infer_cfg(actor_sd: dict[str, Any], critic_sd: dict[str, Any] | None, activation: str,
               num_actions: int | None, path: Path) -> dict[str, Any]:
-    """A 5.x runner cfg that rebuilds these state dicts: MLPModel shapes, normalization, std parameterisation."""
+    """A 5.x runner cfg that rebuilds these state dicts: MLPModel or RNNModel shapes (type, size and layers from
+    the `rnn.*` weights), normalization, std parameterisation. CNN encoders are not inferred (their kernel
+    sizes, strides and pooling are not all in the weights)."""
     for role, sd in (("actor", actor_sd), ("critic", critic_sd or {})):
-        if any(k.startswith("rnn.") for k in sd):
-            raise BadInput(f"{path}: the {role} is recurrent (rnn.* weights); recurrent policies are not supported")
         if any(k.startswith("cnns.") for k in sd):
-            raise BadInput(f"{path}: the {role} has CNN encoders; tui-eval runs MLP policies on flat observations")
+            raise BadInput(f"{path}: the {role} has CNN encoders (a CNNModel), whose cfg the weights do not tell; "
+                           "pass the run's params/agent.yaml with --agent-cfg")
 
     def block(sd: dict[str, Any], role: str) -> tuple[dict[str, Any], int]:
         layers = _mlp_layers(sd, role, path)
         dims = [int(w.shape[0]) for _, w in layers]
-        return {"class_name": "MLPModel", "hidden_dims": dims[:-1], "activation": activation,
-                "obs_normalization": "obs_normalizer._mean" in sd}, dims[-1]
+        out = {"class_name": "MLPModel", "hidden_dims": dims[:-1], "activation": activation,
+               "obs_normalization": "obs_normalizer._mean" in sd}
+        if any(k.startswith("rnn.") for k in sd):
+            out = {**out, "class_name": "RNNModel", **_rnn_from_weights(sd, role, path)}
+        return out, dims[-1]
 
     actor, out = block(actor_sd, "actor")
     if "distribution.std_param" in actor_sd:
@@ -255,6 +293,19 @@ def describe_model(block: dict[str, Any]) -> str:
         out = f"{kind}{std}"
     else:
         out = "deterministic output"
-    return (f"{block.get('class_name', 'MLPModel')} {list(block.get('hidden_dims', []))} "
+    name = str(block.get("class_name", "MLPModel"))
+    if "rnn_type" in block or bare_class_name(name) == "RNNModel":
+        name += (f" ({str(block.get('rnn_type', 'lstm')).upper()}, {block.get('rnn_num_layers', 1)} layer(s) of "
+                 f"{block.get('rnn_hidden_dim', 256)}; hidden state reset at each episode's start)")
+    if isinstance(block.get("cnn_cfg"), dict):
+        name += f" (CNN channels {_cnn_channels(block['cnn_cfg'])})"
+    return (f"{name} {list(block.get('hidden_dims', []))} "
             f"{block.get('activation', DEFAULT_ACTIVATION)}, obs normalization "
             f"{'on' if block.get('obs_normalization') else 'off'}, {out}")
+
+
+def _cnn_channels(cnn_cfg: dict[str, Any]) -> str:
+    """The output channels of each CNN encoder of a cfg (one cfg for all image groups, or one per group)."""
+    if all(isinstance(v, dict) for v in cnn_cfg.values()):
+        return ", ".join(f"{group}: {list(c.get('output_channels', []))}" for group, c in cnn_cfg.items())
+    return str(list(cnn_cfg.get("output_channels", [])))

@@ -6,16 +6,20 @@ runner cfg is rebuilt from, in order:
 
 1. `--agent-cfg FILE` (YAML or JSON: an rsl_rl runner cfg, or Isaac Lab's `params/agent.yaml`),
 2. Isaac Lab's `params/agent.yaml` next to the run (the checkpoint's folder or its parent),
-3. the state dict itself: hidden dims from the `mlp.N.weight` shapes, observation normalization from
+3. the state dict itself: hidden dims from the `mlp.N.weight` shapes, an RNNModel's type (LSTM: 4 gates,
+   GRU: 3), size and layers from its `rnn.rnn.weight_hh_lN`, observation normalization from
    `obs_normalizer.*`, the Gaussian std parameterisation from `distribution.std_param` (scalar) or
    `distribution.log_std_param` (log). The activation is not in the weights: `--activation`, else the
    one an `exported/policy.pt` next to the checkpoint was built with, else rsl_rl's default (elu).
+   CNN encoders are not inferred: a CNNModel needs its cfg.
 
-Cfgs of older layouts are mapped to the 5.x one (`policy:` ActorCritic blocks of rsl_rl < 4, the
-`stochastic` / `init_noise_std` / `noise_std_type` keys of 4.x); keys a class does not take are
-dropped and listed in `describe()`. Checkpoints of rsl_rl < 4 (`model_state_dict`, an `ActorCritic`)
-are mapped to the actor/critic layout when they hold an MLP actor-critic. Recurrent and CNN policies
-are not supported.
+Actors and critics are rsl_rl 5's MLPModel, RNNModel (recurrent: the paths reset its state at each
+world's episode start) or CNNModel (image groups of shape (C, H, W)); each reads its own observation
+groups (`obs_groups`). Cfgs of older layouts are mapped to the 5.x one (`policy:` ActorCritic /
+ActorCriticRecurrent blocks of rsl_rl < 4, as Isaac Lab's RslRlPpoActorCritic[Recurrent]Cfg writes
+them, the `stochastic` / `init_noise_std` / `noise_std_type` keys of 4.x); keys a class does not take
+are dropped and listed in `describe()`. Checkpoints of rsl_rl < 4 (`model_state_dict`, an
+`ActorCritic` or `ActorCriticRecurrent`) are mapped to the actor/critic layout.
 
 The env: `--env ID` (a registered Gymnasium env), else the cfg's `tui_eval_env` (an id, or
 `{id: ..., config: {...}}`), `env_id` or `env` key; or `--vecenv module:function`, a factory of rsl_rl
@@ -34,6 +38,7 @@ from tui_eval.errors import first_line
 from tui_eval.kinds.base import CheckpointKind
 from tui_eval.kinds.rsl_cfg import describe_model, env_from_cfg, infer_cfg, normalise_cfg, read_cfg_file
 from tui_eval.paths.base import InferencePath
+from tui_eval.paths.native_output import native_stdout_quiet
 from tui_eval.paths.rsl_load_error import summarise_load_error
 from tui_eval.paths.rsl_model import (
     DEFAULT_ACTIVATION,
@@ -44,6 +49,7 @@ from tui_eval.paths.rsl_model import (
     map_pre4,
     quiet,
 )
+from tui_eval.paths.rsl_vecenv import takes_images
 from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 
 # Far above the seeds training uses (rsl_rl / Isaac Lab seed from the agent cfg's `seed`, 42 by default;
@@ -87,7 +93,7 @@ class RslRlKind(CheckpointKind):
         self.raw_cfg = raw
         self.env_id, self.env_config = self._resolve_env(raw)
         self.vecenv = spec.vecenv
-        spaces = self._env_spaces()  # (groups {name: size}, num_actions) for Gymnasium envs, else None
+        spaces = self._env_spaces(takes_images(raw))  # ({group: shape}, num_actions) for Gymnasium envs, else None
         self.activation_source = ""
         if raw is None:
             activation, self.activation_source = self._activation()
@@ -129,7 +135,7 @@ class RslRlKind(CheckpointKind):
                            "Gymnasium env) or --vecenv module:function")
         return env_id, env_config
 
-    def _env_spaces(self) -> tuple[dict[str, int], int] | None:
+    def _env_spaces(self, images: bool) -> tuple[dict[str, tuple[int, ...]], int] | None:
         """Observation groups and action size of the Gymnasium env (one instance, closed at once)."""
         if self.vecenv or not self.env_id:
             return None
@@ -139,14 +145,16 @@ class RslRlKind(CheckpointKind):
         from tui_eval.envs import check_env_id
         from tui_eval.paths.rsl_eval_env import group_layout
 
-        check_env_id(self.env_id)
+        with native_stdout_quiet():
+            check_env_id(self.env_id)
         try:
-            env = gym.make(self.env_id, **self.env_config)
+            with native_stdout_quiet():
+                env = gym.make(self.env_id, **self.env_config)
         except Exception as exc:  # an env's constructor may raise anything
             raise BadInput(f"cannot make env {self.env_id!r} with --env-config {self.env_config}: "
                            f"{first_line(exc)}") from None
         try:
-            groups = {name: size for name, _, size in group_layout(env.observation_space)}
+            groups = {name: shape for name, _, shape in group_layout(env.observation_space, images)}
             if not isinstance(env.action_space, gym.spaces.Box):
                 raise BadInput(f"env {self.env_id!r} has a {type(env.action_space).__name__} action space; rsl_rl "
                                "policies output continuous actions: pass an env with a Box action space")
@@ -174,24 +182,25 @@ class RslRlKind(CheckpointKind):
                            "sigmoid, softplus, gelu, swish, mish, identity); fix --activation or the agent "
                            "cfg") from None
 
-    def _check_fit(self, groups: dict[str, int], num_actions: int) -> None:
+    def _check_fit(self, groups: dict[str, tuple[int, ...]], num_actions: int) -> None:
         """Build the actor and critic from the cfg for this env and load the weights strictly, offline."""
         import torch
         from rsl_rl.utils import resolve_class
         from tensordict import TensorDict
 
         cfg = finalise_obs_groups(copy.deepcopy(self.cfg), list(groups))
-        first = self.actor_sd.get("mlp.0.weight")
-        wanted = sum(groups[g] for g in cfg["obs_groups"]["actor"])
+        first = _input_weight(self.actor_sd, str(cfg["actor"].get("class_name")))
+        actor_groups = cfg["obs_groups"]["actor"]
+        wanted = sum(groups[g][0] for g in actor_groups if len(groups[g]) == 1)
         if first is not None and first.dim() == 2 and int(first.shape[1]) != wanted:
             raise BadInput(f"the policy takes {int(first.shape[1])} observations but env {self.env_id!r} gives "
-                           f"{wanted} ({', '.join(f'{g}: {groups[g]}' for g in cfg['obs_groups']['actor'])}); "
-                           "pass the env it was trained on with --env")
+                           f"{wanted} ({', '.join(f'{g}: {groups[g][0]}' for g in actor_groups)}); pass the env "
+                           "it was trained on with --env, or the obs_groups it was trained with (--agent-cfg)")
         std = self.actor_sd.get("distribution.std_param", self.actor_sd.get("distribution.log_std_param"))
         if std is not None and std.dim() == 1 and int(std.shape[0]) != num_actions:
             raise BadInput(f"the policy outputs {int(std.shape[0])} actions but env {self.env_id!r} takes "
                            f"{num_actions}; pass the env it was trained on with --env")
-        obs = TensorDict({g: torch.zeros(1, size) for g, size in groups.items()}, batch_size=[1])
+        obs = TensorDict({g: torch.zeros(1, *shape) for g, shape in groups.items()}, batch_size=[1])
         for role, sd, out in (("actor", self.actor_sd, num_actions), ("critic", self.critic_sd, 1)):
             if sd is None:
                 continue
@@ -206,8 +215,14 @@ class RslRlKind(CheckpointKind):
                 model.load_state_dict(sd, strict=True)
             except RuntimeError as exc:
                 raise BadInput(summarise_load_error(exc, self._cfg_label(), role)) from None
-            if getattr(model, "is_recurrent", False):
-                raise BadInput("recurrent rsl_rl policies are not supported by tui-eval yet; evaluate an MLP policy")
+
+    def _obs_groups_line(self) -> str:
+        groups = dict(self.cfg.get("obs_groups") or {})
+        if not groups:
+            return "actor and critic: the env's groups (rsl_rl's defaults)"
+        if "actor" not in groups and "policy" in groups:  # Isaac Lab before rsl_rl 4 named the actor's set so
+            groups = {"actor": groups.pop("policy"), **groups}
+        return "; ".join(f"{role}: {', '.join(map(str, names))}" for role, names in groups.items())
 
     def _cfg_label(self) -> str:
         if self.cfg_source.startswith("--agent-cfg"):
@@ -267,6 +282,7 @@ class RslRlKind(CheckpointKind):
             "format": f"{self.layout()}, iteration {self.iteration}",
             "config": self.cfg_source,
             "actor": actor,
+            "obs groups": self._obs_groups_line(),
             "env": (self.env_id or "?") + (f" {json.dumps(self.env_config)}" if self.env_config else "")
             + (f" via --vecenv {self.vecenv}" if self.vecenv else " (Gymnasium, one seed per world's episode)"),
             "explore": "off: rsl_rl's inference policy is the deterministic mean",
@@ -317,3 +333,12 @@ class RslRlKind(CheckpointKind):
         return cls(env=env, cfg=self.cfg, checkpoint=self.checkpoint, runner_checkpoint=runner_checkpoint,
                    exported=exported if exported.is_file() else None, device=self.spec.device,
                    cfg_label=self._cfg_label())
+
+
+def _input_weight(sd: dict[str, Any], class_name: str):
+    """The weight whose width is the model's flat observation size (None for a CNN: its MLP also takes the
+    CNN latent)."""
+    name = class_name.rpartition(":")[2].rpartition(".")[2]
+    if name == "RNNModel":
+        return sd.get("rnn.rnn.weight_ih_l0")
+    return sd.get("mlp.0.weight") if name == "MLPModel" else None

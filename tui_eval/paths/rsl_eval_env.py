@@ -64,12 +64,19 @@ class EvalVecEnv(VecEnv):
 
 
 
-def group_layout(space: gym.Space) -> list[tuple[str, str | None, int]]:
-    """(group name, key in a Dict observation or None, flat size) per observation group."""
-    if isinstance(space, gym.spaces.Box):
-        return [("policy", None, int(np.prod(space.shape or ())))]
-    if isinstance(space, gym.spaces.Dict) and all(isinstance(s, gym.spaces.Box) for s in space.spaces.values()):
-        return [(str(k), k, int(np.prod(s.shape or ()))) for k, s in space.spaces.items()]
-    raise BadInput(f"observation space {space} is not a Box (or a Dict of Boxes); rsl_rl MLP policies take flat "
-                   "observation vectors: pass an env with Box observations")
+def group_layout(space: gym.Space, images: bool = False) -> list[tuple[str, str | None, tuple[int, ...]]]:
+    """(group name, key in a Dict observation or None, shape of one world's entry) per observation group.
 
+    Groups are flat vectors, except 3-D Box observations when `images` is set (a CNN policy): those keep
+    their (channels, height, width) shape, as rsl_rl's CNNModel takes them.
+    """
+    def shape(box: gym.Space) -> tuple[int, ...]:
+        dims = tuple(int(d) for d in (box.shape or ()))
+        return dims if images and len(dims) == 3 else (int(np.prod(dims)),)
+
+    if isinstance(space, gym.spaces.Box):
+        return [("policy", None, shape(space))]
+    if isinstance(space, gym.spaces.Dict) and all(isinstance(s, gym.spaces.Box) for s in space.spaces.values()):
+        return [(str(k), k, shape(s)) for k, s in space.spaces.items()]
+    raise BadInput(f"observation space {space} is not a Box (or a Dict of Boxes); rsl_rl policies take "
+                   "vectors or (C, H, W) images: pass an env with Box observations")

@@ -5,10 +5,12 @@ the checkpoint it played. When such a file is there, the path runs it as it is: 
 another iteration) is exactly the kind of difference tui-eval is for. When it is not, the path builds
 the runner, calls `runner.export_policy_to_jit` / `export_policy_to_onnx` into a cache folder (see
 `export_dir`), and says where in its description. Both exports bake in the observation normalizer and
-output the deterministic mean; the input is the actor's observation groups concatenated in order.
+output the deterministic mean; the input is the actor's flat observation groups concatenated in order,
+then (a CNNModel) its image groups, one tensor each, as rsl_rl's exports take them.
 
 The TorchScript module runs batched. rsl_rl's ONNX export (dynamo exporter, torch >= 2.9) fixes the
-batch size at 1: then the path runs one row per world that needs an action. onnxruntime is optional
+batch size at 1: then the path runs one row per world that needs an action. A recurrent export's state
+is kept per world and reset at each world's episode start (see `rsl_memory`). onnxruntime is optional
 (`pip install onnxruntime`).
 """
 
@@ -31,6 +33,7 @@ from tensordict import TensorDict
 
 from tui_eval.errors import first_line
 from tui_eval.paths.rsl_eval_env import EvalVecEnv
+from tui_eval.paths.rsl_memory import JitMemory, OnnxMemory
 from tui_eval.paths.rsl_model import finalise_obs_groups, quiet
 from tui_eval.paths.rsl_runner import RslLoopPath, build_runner
 from tui_eval.spec import BadInput
@@ -105,8 +108,11 @@ class _ExportPath(RslLoopPath):
         self.env = env
         self.explore = False
         self.device = device
-        cfg = finalise_obs_groups(dict(cfg), list(env.get_observations().keys()))
-        self.groups = list(cfg["obs_groups"]["actor"])
+        obs = env.get_observations()
+        cfg = finalise_obs_groups(dict(cfg), list(obs.keys()))
+        actor_groups = list(cfg["obs_groups"]["actor"])
+        self.groups = [g for g in actor_groups if obs[g].dim() == 2]
+        self.image_groups = [g for g in actor_groups if obs[g].dim() == 4]
         if exported is not None and exported.is_file():
             self.source = f"{exported} (next to the checkpoint)"
             return exported
@@ -115,7 +121,15 @@ class _ExportPath(RslLoopPath):
         return path
 
     def _x(self, obs: TensorDict) -> torch.Tensor:
-        return torch.cat([obs[g] for g in self.groups], dim=-1) if len(self.groups) > 1 else obs[self.groups[0]]
+        """The flat input: the actor's 1-D groups concatenated (width 0 for a CNN on images alone)."""
+        if len(self.groups) == 1:
+            return obs[self.groups[0]]
+        if not self.groups:
+            return torch.zeros(obs.batch_size[0], 0, device=obs.device)
+        return torch.cat([obs[g] for g in self.groups], dim=-1)
+
+    def _images(self, obs: TensorDict) -> list[torch.Tensor]:
+        return [obs[g] for g in self.image_groups]
 
     def set_explore(self, explore: bool) -> None:
         self.explore = False  # an exported policy is the deterministic mean; nothing to sample from
@@ -137,17 +151,23 @@ class RslJitPath(_ExportPath):
                 raise BadInput(f"{path} is not a TorchScript module ({type(exc).__name__}); delete it or "
                                "export the policy again") from None
             self.module.eval()
+            self.memory = JitMemory(self.module, env.num_envs)
+            self.recurrent = self.memory.recurrent
             self._check_shapes(path)
         except BaseException:
             env.close()
             raise
-        self.description = f"TorchScript policy {self.source}, {env.description}, batched, {device}"
+        self.description = (f"TorchScript policy {self.source}, {env.description}, batched, {device}"
+                            + (f", {self.memory.describe()}" if self.recurrent else ""))
 
     def _check_shapes(self, path: Path) -> None:
-        x = self._x(self.env.get_observations())
+        obs = self.env.get_observations()
+        x = self._x(obs)
         try:
             with torch.inference_mode():
-                out = self.module(x)
+                out = self._forward(obs)
+                if self.recurrent:
+                    self.memory.reset(None)  # the check's step is no episode's
         except Exception as exc:  # a TorchScript module raises its own error classes
             raise BadInput(f"{path} does not take this env's observations of size {x.shape[-1]} "
                            f"({type(exc).__name__}); it is not this checkpoint's policy") from None
@@ -155,8 +175,16 @@ class RslJitPath(_ExportPath):
             raise BadInput(f"{path} outputs shape {tuple(out.shape[1:])}, the env takes {self.env.num_actions} "
                            "actions; it is not this checkpoint's policy")
 
-    def _act(self, obs: TensorDict) -> torch.Tensor:
+    def _forward(self, obs: TensorDict) -> torch.Tensor:
+        if self.image_groups:
+            return self.module(self._x(obs), self._images(obs))
         return self.module(self._x(obs))
+
+    def _act(self, obs: TensorDict) -> torch.Tensor:
+        return self._forward(obs)
+
+    def _reset_memory(self, starting: torch.Tensor | None) -> None:
+        self.memory.reset(starting)
 
 
 class RslOnnxPath(_ExportPath):
@@ -182,22 +210,47 @@ class RslOnnxPath(_ExportPath):
         except BaseException:
             env.close()
             raise
-        inp = self.session.get_inputs()[0]
-        self.input_name = inp.name
-        self.fixed_batch = isinstance(inp.shape[0], int) and inp.shape[0] == 1 and env.num_envs > 1
+        inputs = self.session.get_inputs()
+        self.input_name = inputs[0].name
+        # rsl_rl names the image inputs after their groups, in the actor's order
+        self.image_inputs = [i.name for i in inputs[1:] if i.name in self.image_groups]
+        self.memory = OnnxMemory(self.session, env.num_envs, self.image_inputs)
+        self.recurrent = self.memory.recurrent
+        shape = inputs[0].shape
+        self.fixed_batch = isinstance(shape[0], int) and shape[0] == 1 and env.num_envs > 1
         self._out = np.zeros((env.num_envs, env.num_actions), dtype=np.float32)
         mode = "one row per call (the export fixes batch size 1)" if self.fixed_batch else "batched"
-        self.description = f"ONNX policy {self.source} on onnxruntime (CPU), {env.description}, {mode}"
+        self.description = (f"ONNX policy {self.source} on onnxruntime (CPU), {env.description}, {mode}"
+                            + (f", {self.memory.describe()}" if self.recurrent else ""))
+
+    def _reset_memory(self, starting: torch.Tensor | None) -> None:
+        self.memory.reset(starting)
+
+    def _feeds(self, obs: TensorDict) -> dict[str, np.ndarray]:
+        feeds = {self.input_name: self._x(obs).detach().to("cpu", torch.float32).numpy()}
+        for name in self.image_inputs:
+            feeds[name] = obs[name].detach().to("cpu", torch.float32).numpy()
+        return feeds
 
     def _act(self, obs: TensorDict) -> torch.Tensor:
-        x = self._x(obs).detach().to("cpu", torch.float32).numpy()
+        feeds = self._feeds(obs)
+        run, memory = self.session.run, self.memory
         if self.fixed_batch:
             out = self._out
             out.fill(0.0)
-            run, name = self.session.run, self.input_name
             for i in self._acting_rows().tolist():
-                out[i] = run(None, {name: x[i:i + 1]})[0][0]
+                row = {name: value[i:i + 1] for name, value in feeds.items()}
+                if memory.recurrent:
+                    row.update(memory.feed(i))
+                    result = run(None, row)
+                    memory.store(i, result[1:])
+                else:
+                    result = run(None, row)
+                out[i] = result[0][0]
             out = out.copy()
         else:
-            out = self.session.run(None, {self.input_name: x})[0]
+            every = slice(None)
+            result = run(None, {**feeds, **memory.feed(every)} if memory.recurrent else feeds)
+            memory.store(every, result[1:])
+            out = result[0]
         return torch.from_numpy(np.asarray(out, dtype=np.float32)).to(self.env.device)

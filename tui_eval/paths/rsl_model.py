@@ -45,12 +45,10 @@ def is_state_dict(value: Any) -> bool:
 
 
 def map_pre4(data: dict[str, Any], path: Path) -> tuple[dict, dict]:
-    """rsl_rl < 4 `model_state_dict` (an ActorCritic) → (actor, critic) state dicts of 5.x MLPModels."""
+    """rsl_rl < 4 `model_state_dict` (an ActorCritic or ActorCriticRecurrent) → (actor, critic) state dicts of
+    5.x MLPModels or RNNModels (`memory_a.rnn.*` → the actor's `rnn.rnn.*`, `memory_c.` the critic's)."""
     model = data["model_state_dict"]
     keys = list(model)
-    if any(k.startswith(("memory_a.", "memory_c.", "memory_s.", "memory_t.")) for k in keys):
-        raise BadInput(f"{path} is a pre-4.0 rsl_rl checkpoint of a recurrent policy (ActorCriticRecurrent); "
-                       "recurrent policies are not supported")
     if any(k.startswith(("student.", "teacher.")) for k in keys):
         raise BadInput(f"{path} is a pre-4.0 rsl_rl distillation checkpoint (student/teacher); tui-eval "
                        "evaluates PPO actor-critic checkpoints")
@@ -63,6 +61,10 @@ def map_pre4(data: dict[str, Any], path: Path) -> tuple[dict, dict]:
             actor[f"mlp.{rest}"] = value
         elif head == "critic" and rest.split(".")[0].isdigit():
             critic[f"mlp.{rest}"] = value
+        elif head == "memory_a" and rest.startswith("rnn."):
+            actor[f"rnn.{rest}"] = value
+        elif head == "memory_c" and rest.startswith("rnn."):
+            critic[f"rnn.{rest}"] = value
         elif key == "std":
             actor["distribution.std_param"] = value
         elif key == "log_std":

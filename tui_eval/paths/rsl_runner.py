@@ -5,9 +5,12 @@
 observation normalizer inside it). With explore on, actions are sampled from the actor's
 distribution (`actor(obs, stochastic_output=True)`, what PPO's `act` does in training).
 
-`RslLoopPath` is the episode loop the rsl_rl paths share (runner, jit, onnx differ only in `_act`):
-one batched policy forward per step for all worlds, returns and lengths summed with vector ops, and a
-record per episode the env reports finished (see `rsl_vecenv.EvalVecEnv`).
+`RslLoopPath` is the episode loop the rsl_rl paths share (runner, jit, onnx differ only in `_act` and
+`_reset_memory`): one batched policy forward per step for all worlds, returns and lengths summed with
+vector ops, and a record per episode the env reports finished (see `rsl_vecenv.EvalVecEnv`). A
+recurrent policy's state is reset for every world at `begin` and, after each step, for the worlds the
+env reports done (their observation is already the first of their next episode), as rsl_rl's play
+loop does with `policy.reset(dones)`; never at any other time.
 """
 
 from __future__ import annotations
@@ -69,9 +72,15 @@ class RslLoopPath(InferencePath):
 
     env: EvalVecEnv
 
+    #: whether the policy carries state from step to step (set by the subclass)
+    recurrent: bool = False
+
     @abstractmethod
     def _act(self, obs: TensorDict) -> torch.Tensor:
         """Actions (num_envs, num_actions) for the batch of observations."""
+
+    def _reset_memory(self, starting: torch.Tensor | None) -> None:
+        """A recurrent policy forgets the worlds where `starting` is true (None: all): their episode starts."""
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         env = self.env
@@ -82,12 +91,19 @@ class RslLoopPath(InferencePath):
         policy_device = torch.device(getattr(self, "device", None) or env.device)
         move = policy_device != torch.device(env.device)
         obs = env.begin(feed)
+        recurrent = self.recurrent
         try:
+            if recurrent:
+                with torch.inference_mode():
+                    self._reset_memory(None)
             while env.busy and not feed.cancelled:
                 live = env.state == LIVE  # before the step
                 with torch.inference_mode():
                     actions = self._act(obs.to(policy_device) if move else obs)
-                obs, rewards, _dones, _extras = env.step(actions.to(env.device) if move else actions)
+                obs, rewards, dones, _extras = env.step(actions.to(env.device) if move else actions)
+                if recurrent:
+                    with torch.inference_mode():
+                        self._reset_memory(dones.reshape(-1).to(policy_device, torch.bool))
                 ret += np.where(live, rewards.detach().reshape(-1).cpu().numpy(), 0.0)
                 length += live
                 for end in env.finished:
@@ -120,9 +136,7 @@ class RslRunnerPath(RslLoopPath):
             env.close()
             raise
         self.policy = self.runner.get_inference_policy(device)
-        if getattr(self.policy, "is_recurrent", False):
-            env.close()
-            raise BadInput("recurrent rsl_rl policies are not supported by tui-eval yet; evaluate an MLP policy")
+        self.recurrent = bool(getattr(self.policy, "is_recurrent", False))
         self.stochastic = getattr(self.policy, "distribution", None) is not None
         if explore and not self.stochastic:
             env.close()
@@ -131,10 +145,14 @@ class RslRunnerPath(RslLoopPath):
         self.explore = explore
         self.device = device
         self.description = (f"rsl_rl OnPolicyRunner.load({checkpoint_note or checkpoint.name}) + "
-                            f"get_inference_policy(), {env.description}, one batched forward per step, {device}")
+                            f"get_inference_policy(), {env.description}, one batched forward per step, {device}"
+                            + (", policy.reset(dones) at each episode start" if self.recurrent else ""))
 
     def set_explore(self, explore: bool) -> None:
         self.explore = explore and self.stochastic
+
+    def _reset_memory(self, starting: torch.Tensor | None) -> None:
+        self.policy.reset(starting)  # rsl_rl: None clears every world's state, a mask the worlds set in it
 
     def _act(self, obs: TensorDict) -> torch.Tensor:
         if self.explore:

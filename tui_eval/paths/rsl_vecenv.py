@@ -38,6 +38,7 @@ from tui_eval.envs import (
 )
 from tui_eval.errors import first_line
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.paths.native_output import native_stdout_quiet
 from tui_eval.paths.rsl_eval_env import IDLE, LIVE, EpisodeEnd, EvalVecEnv, group_layout
 from tui_eval.paths.rsl_factory_env import FactoryVecEnv, resolve_factory
 from tui_eval.spec import BadInput
@@ -48,9 +49,10 @@ class GymVecEnv(EvalVecEnv):
 
     def __init__(self, env_id: str, env_config: dict[str, Any] | None = None, num_envs: int = 8,
                  device: str = "cpu", success_key: str | None = None, step_timeout: float | None = None,
-                 clip_actions: float | None = None):
+                 clip_actions: float | None = None, images: bool = False):
         import_registrations()
-        check_env_id(env_id)
+        with native_stdout_quiet():
+            check_env_id(env_id)
         self.env_id = env_id
         self.env_config = dict(env_config or {})
         self.num_envs = int(num_envs)
@@ -58,7 +60,8 @@ class GymVecEnv(EvalVecEnv):
         self.clip_actions = clip_actions
         self._relay = FeedRelay()
         try:
-            raw = [gym.make(env_id, **self.env_config) for _ in range(self.num_envs)]
+            with native_stdout_quiet():  # PyBullet prints its options on connect, from C
+                raw = [gym.make(env_id, **self.env_config) for _ in range(self.num_envs)]
         except BadInput:
             raise
         except Exception as exc:  # an env's constructor may raise anything
@@ -73,11 +76,11 @@ class GymVecEnv(EvalVecEnv):
                            "output continuous actions: pass an env with a Box action space")
         self.action_shape = action_space.shape
         self.num_actions = int(np.prod(action_space.shape))
-        self.groups = group_layout(self.envs[0].observation_space)
+        self.groups = group_layout(self.envs[0].observation_space, images=images)
         spec_steps = self.envs[0].spec.max_episode_steps if self.envs[0].spec is not None else None
         self.max_episode_length = int(spec_steps) if spec_steps else 10**9
         self.cfg = {"env_id": env_id, "env_config": self.env_config}
-        self._obs = {g: np.zeros((self.num_envs, d), dtype=np.float32) for g, _, d in self.groups}
+        self._obs = {g: np.zeros((self.num_envs, *shape), dtype=np.float32) for g, _, shape in self.groups}
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._t0 = np.zeros(self.num_envs)
         self.state = np.full(self.num_envs, IDLE, dtype=np.int8)
@@ -100,7 +103,8 @@ class GymVecEnv(EvalVecEnv):
     def _write_obs(self, i: int, ob: Any) -> None:
         for group, key, _ in self.groups:
             value = ob if key is None else ob[key]
-            self._obs[group][i] = np.asarray(value, dtype=np.float32).reshape(-1)
+            target = self._obs[group]
+            target[i] = np.asarray(value, dtype=np.float32).reshape(target.shape[1:])
 
     def begin(self, feed: SeedFeed) -> TensorDict:
         """Reset every world with the next seed from `feed` (worlds that get none stay idle)."""
@@ -174,4 +178,10 @@ def make_eval_vecenv(*, env_id: str | None, env_config: dict[str, Any], num_envs
         raise BadInput("no env to run the policy in: pass --env ID (a registered Gymnasium env) or --vecenv "
                        "module:function")
     return GymVecEnv(env_id, env_config, num_envs, device, success_key, step_timeout,
-                     clip_actions=float(clip) if clip is not None else None)
+                     clip_actions=float(clip) if clip is not None else None, images=takes_images(agent_cfg))
+
+
+def takes_images(agent_cfg: dict[str, Any] | None) -> bool:
+    """Whether the cfg's actor or critic is a CNN model, which takes (C, H, W) observation groups."""
+    blocks = [(agent_cfg or {}).get(role) for role in ("actor", "critic")]
+    return any(isinstance(b, dict) and "CNN" in str(b.get("class_name", "")) for b in blocks)
