@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui_eval.events import PathNotice
 from tui_eval.feed import Seed
 
 if TYPE_CHECKING:
@@ -34,3 +35,7 @@ class PathFeed:
     def worker_lost(self, message: str, details: str = "") -> bool:
         """One of the path's remote workers died and is replaced (its seeds run again); True: give up."""
         return self._engine._report_failure(self._name, message, details)
+
+    def notice(self, message: str) -> None:
+        """A note for the user and the run's log, no failure (a worker is back, or waits for room)."""
+        self._engine._publish(PathNotice(self._name, message))

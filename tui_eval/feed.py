@@ -85,6 +85,11 @@ class FeedRelay:
                 return True
             return False
 
+    def running_now(self) -> set[Seed]:
+        """A copy of the seeds handed out and not reported finished (with `track`)."""
+        with self._lock:
+            return set(self.running)
+
     @property
     def cancelled(self) -> bool:
         return self.feed is not None and self.feed.cancelled

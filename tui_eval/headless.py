@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui_eval.engine import Engine
-from tui_eval.events import BlockStarted, Event, PathFailed
+from tui_eval.events import BlockStarted, Event, PathFailed, PathNotice
 from tui_eval.format import num, summary_table
 from tui_eval.runtime.owner import EXIT_TERMINATED, RunOwner
 from tui_eval.summary import build_summary
@@ -86,6 +86,8 @@ def _follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
         if isinstance(event, PathFailed):
             err.write(f"\npath {event.path} failed ({event.message}); "
                       + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
+        elif isinstance(event, PathNotice):
+            err.write(f"\npath {event.path}: {event.message}\n")
         elif isinstance(event, BlockStarted):
             err.write(f"\nseed block {event.index}: {event.block} ({event.reason})\n")
         now = time.monotonic()

@@ -24,7 +24,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
-from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, StateChanged
+from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, PathNotice, StateChanged
 from tui_eval.format import workers_line
 from tui_eval.spec import BadInput
 from tui_eval.stats import ComparisonSummary
@@ -379,6 +379,8 @@ class EvalApp(FrameActions, RunActions, App[int]):
             status.say(text, style="bold red", sticky=True)
             self.notify(event.message, title=f"path {event.path} failed ({what})", severity="error",
                         timeout=10)
+        elif isinstance(event, PathNotice):
+            status.say(f"path {event.path}: {event.message}", style="yellow", sticky=True)
         elif isinstance(event, PathFinished):
             status.say(f"{event.path} finished its episodes")
 
