@@ -41,16 +41,22 @@ class RunnerWatch:
         return self._group.num_healthy_remote_workers()
 
     def check(self, lost: Report, notice: Report) -> None:
-        """After a call: losses reported and their seeds queued again; runners back or still waited for."""
+        """After a call: losses reported and their seeds queued again; runners back or still waited for.
+        Episodes whose step froze are left in `self.frozen` for the path to record invalid."""
         healthy = set(self._group.healthy_env_runner_ids())
         for index in range(1, self._workers + 1):
             if index not in healthy and index not in self._down:
                 self._down[index] = time.monotonic()
                 self._pump.runner_down(index)
                 again = self._pump.reclaim()
-                if lost(f"evaluation EnvRunner {index} ({self._where(index)}) died; {len(again)} unfinished "
+                froze = self._pump.frozen.get(index)
+                what = "died" if froze is None else f"froze: {froze[1]}; its episode of seed {froze[0][0]} is invalid"
+                if lost(f"evaluation EnvRunner {index} ({self._where(index)}) {what}; {len(again)} unfinished "
                         "seed(s) run again on the other runners; Ray restarts it"):
                     return
+        while self._pump.news:
+            if lost(self._pump.news.pop(0)):
+                return
         again = self._pump.reclaim()  # a runner Ray restarted before it was seen down (a new pid at a reset)
         if again and lost(f"an evaluation EnvRunner was restarted; its {len(again)} unfinished seed(s) run again"):
             return

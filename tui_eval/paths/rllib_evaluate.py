@@ -62,7 +62,7 @@ def guarded_env_creator(env_context):
         recipe, seeds, success_key, step_timeout = _PATHS[token]
     else:  # a remote evaluation runner
         recipe, success_key, step_timeout, dispenser = pickle.loads(env_context[REMOTE_KEY])
-        seeds = DispenserFeed(dispenser, env_context.worker_index)
+        seeds = DispenserFeed(dispenser, env_context.worker_index, step_timeout)
     return GuardedEnv(recipe.make_one(env_context, env_checker=False), feed=seeds, success_key=success_key,
                       step_timeout=step_timeout)
 
@@ -229,16 +229,21 @@ class RllibEvaluatePath(InferencePath):
                 for item in finished:
                     emit(self._record(item))
                 if self.pump is not None:
-                    self._collect_remote(feed, [(item["seed"], item["block"]) for item in finished])
+                    self._collect_remote(feed, [(item["seed"], item["block"]) for item in finished], emit)
                 if self.seeds.dry and not self.seeds.running:
                     return
+        except Exception:
+            if self.workers:  # the engine loads the path afresh: its runners need the room these hold
+                self.close()
+            raise
         finally:
             if self.pump is not None:
                 self.pump.stop()
             self.seeds.feed = None
 
-    def _collect_remote(self, feed: SeedFeed, finished: list) -> None:
-        """Forget recorded seeds at the dispenser; run again the seeds of runners that died, bring them back."""
+    def _collect_remote(self, feed: SeedFeed, finished: list, emit: Emit) -> None:
+        """Forget recorded seeds at the dispenser; run again the seeds of runners that died, bring them back;
+        record invalid the episodes whose step froze in a runner."""
         assert self.pump is not None and self.watch is not None
         self.pump.finished(finished)
         worker_lost = getattr(feed, "worker_lost", None)
@@ -249,6 +254,11 @@ class RllibEvaluatePath(InferencePath):
             return False
 
         self.watch.check(lost, self._notice(feed))
+        for key, why in self.pump.frozen.values():
+            if self.seeds.finish(key):
+                emit(self._record({"seed": key[0], "block": key[1], "return": 0.0, "length": 0, "success": False,
+                                   "invalid": why, "wall_s": 0.0}))
+        self.pump.frozen.clear()
 
     @staticmethod
     def _notice(feed: SeedFeed):

@@ -37,6 +37,7 @@ class SeedDispenser:
         self._taken: dict[Seed, tuple[int, int]] = {}  # seed -> (worker index, pid) of the runner running it
         self._pids: dict[int, int] = {}  # worker index -> pid of its runner now
         self._lost: list[Seed] = []
+        self._frozen: list[tuple[int, int, str, int]] = []  # (seed, block, why, worker index) of frozen steps
         self._held = False  # paused: queued seeds wait (an offer may arrive after the drain)
         self._lock = threading.Condition()
         self.incarnation = uuid.uuid4().hex  # new when Ray restarts this actor: its state is gone
@@ -100,11 +101,17 @@ class SeedDispenser:
                 self._taken.pop(seed)
             self._lost += lost
 
-    def orphans(self) -> list[Seed]:
-        """Seeds taken by runners that have since been replaced (each reported once)."""
+    def froze(self, worker_index: int, seed: Seed, why: str) -> None:
+        """A runner's step on `seed` never returned (its process ends next): that episode is invalid, not lost."""
         with self._lock:
-            lost, self._lost = self._lost, []
-            return lost
+            self._taken.pop(seed, None)
+            self._frozen.append((seed[0], seed[1], why, worker_index))
+
+    def orphans(self) -> tuple[list[Seed], list[tuple[int, int, str, int]]]:
+        """Seeds taken by runners that have since been replaced, and the frozen steps (each reported once)."""
+        with self._lock:
+            (lost, self._lost), (frozen, self._frozen) = (self._lost, []), (self._frozen, [])
+            return lost, frozen
 
 
 class DispenserFeed:
@@ -113,10 +120,13 @@ class DispenserFeed:
     heartbeat: Heartbeat | None = None
     cancelled = False
 
-    def __init__(self, dispenser_name: str, worker_index: int):
+    def __init__(self, dispenser_name: str, worker_index: int, step_timeout: float | None = None):
+        from tui_eval.paths.runner_watchdog import runner_heartbeat
+
         self._name = dispenser_name
         self._worker_index = worker_index
         self._handle: Any = None
+        self.heartbeat = runner_heartbeat(step_timeout, dispenser_name, worker_index)
 
     def take(self) -> Seed | None:
         import ray
@@ -147,6 +157,8 @@ class DispenserPump:
                                          max_task_retries=-1, scheduling_strategy=here).remote()
         self.incarnation, self.pid = ray.get(self.handle.where.remote())
         self.restarts = 0
+        self.news: list[str] = []  # restarts, for the path to report (taken from its thread)
+        self.frozen: dict[int, tuple[Seed, str]] = {}  # worker index -> the seed its frozen step ran, and why
         self._relay = relay
         self._target = target
         self._held = False
@@ -186,12 +198,15 @@ class DispenserPump:
         """Ray restarted the dispenser, empty: every seed handed out and not recorded is queued again."""
         import ray
 
+        dead = self.pid
         self.incarnation, self.pid = ray.get(self.handle.where.remote())
         self.restarts += 1
         if self._held:
             ray.get(self.handle.drain.remote())
         again = sorted(self._relay.running_now())
         self.handle.offer.remote(again, True)
+        self.news.append(f"the seed dispenser (pid {dead}) died and Ray restarted it (pid {self.pid}); the "
+                         f"{len(again)} seed(s) handed out and not recorded run again (each recorded once)")
 
     def hold(self) -> list[Seed]:
         """The seeds no env has taken yet, no longer running (the caller gives them back to the engine)."""
@@ -228,7 +243,9 @@ class DispenserPump:
         """Seeds of runners that died and were not recorded: queued again, first."""
         import ray
 
-        orphans = ray.get(self.handle.orphans.remote())
+        orphans, frozen = ray.get(self.handle.orphans.remote())
+        for seed, block, why, index in frozen:
+            self.frozen[int(index)] = ((int(seed), int(block)), why)
         running = self._relay.running_now()
         lost = [(int(s), int(b)) for s, b in orphans if (int(s), int(b)) in running]
         if lost:
