@@ -123,8 +123,8 @@ def report_faults(opts: argparse.Namespace, folder: Path, seed: int) -> None:
     print(f"ft on / ft off: {rate['ft on'] / rate['ft off']:.2f}x (target >= 0.95x)")
     for index, path in enumerate(("connectors", "evaluate")):
         first, last, lost = seconds_to_rerun(path, folder, seed + 10_000_000 * (index + 1))
-        what = "PathWorker" if path == "connectors" else "evaluation EnvRunner"
-        print(f"kill a {what}: {lost} seed(s) in flight; running again after {first:.1f} s (first) .. "
+        what = "a PathWorker" if path == "connectors" else "an evaluation EnvRunner"
+        print(f"kill {what}: {lost} seed(s) in flight; running again after {first:.1f} s (first) .. "
               f"{last:.1f} s (last) (target <= 10 s)")
 
 

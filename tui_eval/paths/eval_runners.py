@@ -80,6 +80,8 @@ class RunnerWatch:
             self._said_no_room.discard(index)
             notice(f"evaluation EnvRunner {index} is back ({self._where(index)})")
         now = time.monotonic()
+        if not any(now - since > NO_ROOM_S for since in self._down.values()) or self._room():
+            return  # none down for long, or room enough: Ray is still starting it
         for index, since in self._down.items():
             if now - since > NO_ROOM_S and index not in self._said_no_room:
                 self._said_no_room.add(index)
@@ -87,6 +89,12 @@ class RunnerWatch:
                 notice(f"evaluation EnvRunner {index} has been down {now - since:.0f}s: the Ray cluster has no "
                        f"room for it (each runner needs {self._needs()}); "
                        + (f"going on with {left} runner(s)" if left else "waiting for a node to join"))
+
+    def _room(self) -> bool:
+        """True when the cluster has the CPUs one runner asks for free now."""
+        import ray
+
+        return ray.available_resources().get("CPU", 0) >= self._algo.evaluation_config.num_cpus_per_env_runner
 
     def _where(self, index: int) -> str:
         return self.placement[index - 1] if 0 < index <= len(self.placement) else "placement unknown"
