@@ -6,7 +6,8 @@ actor at once. Records stream back through long polls and are emitted here, in t
 the log. An actor that dies (killed, OOM, node lost: its poll raises) or whose path fails is replaced;
 the seeds it had that were not recorded run again first, on whichever actor asks next. A seed is
 emitted only by the actor it was offered to and only while it was outstanding there, so none is
-counted twice.
+counted twice. An actor whose env step froze (its own watchdog, `--step-timeout`) has that episode
+recorded invalid and is replaced the same way; a replacement the cluster has no room for is said so.
 """
 
 from __future__ import annotations
