@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from tui_eval.exit_codes import EXIT_DIFFER, EXIT_OK, EXIT_UNDECIDED
+from tui_eval.lifecycle import RunMeta
 from tui_eval.spec import BadInput, RunSpec
 
 __all__ = ["EXIT_NOT_WORSE", "EXIT_WORSE", "EXIT_UNDECIDED", "decision_options", "gate_answer", "answer",
@@ -187,7 +188,7 @@ class DecisionWatch:
             "fail_if_worse": self.spec.get("fail_if_worse"),
             "fail_if_worse_success": self.spec.get("fail_if_worse_success"),
         }
-        self.engine.log.set_meta(decision=self.decided)
+        RunMeta(decision=self.decided).write(self.engine.log)
         self.engine.end_early()
         return self.decided
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tui_eval.engine_feed import PathFeed
 from tui_eval.errors import first_line
-from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, StateChanged
+from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, PathNotice, StateChanged
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.hub import FrameHub
 from tui_eval.lifecycle import EngineState
@@ -383,6 +383,10 @@ class Engine:
     def worker_lost(self, name: str, message: str, details: str = "") -> bool:
         """One of the path's remote workers died and is replaced (its seeds run again); True: give the path up."""
         return self._report_failure(name, message, details)
+
+    def notice(self, name: str, message: str) -> None:
+        """A note on path `name` for the user and the run's log, no failure (a worker is back, or waits for room)."""
+        self._publish(PathNotice(name, message))
 
     def _report_failure(self, name: str, message: str, details: str, give_up: bool = False) -> bool:
         state = self._state[name]

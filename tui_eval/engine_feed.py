@@ -24,6 +24,8 @@ class Schedule(Protocol):
 
     def worker_lost(self, name: str, message: str, details: str = "") -> bool: ...
 
+    def notice(self, name: str, message: str) -> None: ...
+
 
 class PathFeed:
     """The SeedFeed (tui_eval.feed) of one path: its seeds come from the engine's schedule."""
@@ -48,3 +50,7 @@ class PathFeed:
     def worker_lost(self, message: str, details: str = "") -> bool:
         """One of the path's remote workers died and is replaced (its seeds run again); True: give up."""
         return self._engine.worker_lost(self._name, message, details)
+
+    def notice(self, message: str) -> None:
+        """A note for the user and the run's log, no failure (a worker is back, or waits for room)."""
+        self._engine.notice(self._name, message)

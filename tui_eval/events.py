@@ -41,4 +41,12 @@ class BlockStarted:
     reason: str
 
 
-Event = EpisodeFinished | PathFailed | PathFinished | StateChanged | BlockStarted
+@dataclass(frozen=True, slots=True)
+class PathNotice:
+    """Something the user should know that is no failure: a Ray worker is back, or waits for room."""
+
+    path: str
+    message: str
+
+
+Event = EpisodeFinished | PathFailed | PathFinished | StateChanged | BlockStarted | PathNotice

@@ -35,6 +35,10 @@ class Heartbeat:
     def step_ended(self) -> None:
         self._steps.pop(threading.get_ident(), None)
 
+    def oldest(self) -> tuple[float, int | None, int] | None:
+        """The step in progress that started first, in any thread (None: no step in progress)."""
+        return min(list(self._steps.values()), default=None, key=lambda step: step[0])
+
     def stepping(self, thread_id: int) -> tuple[float, int | None, int] | None:
         """(time.perf_counter() at its start, seed, block) of the step in progress in that thread, if any."""
         return self._steps.get(thread_id)
@@ -84,6 +88,11 @@ class FeedRelay:
                 self.running.remove(key)
                 return True
             return False
+
+    def running_now(self) -> set[Seed]:
+        """A copy of the seeds handed out and not reported finished (with `track`)."""
+        with self._lock:
+            return set(self.running)
 
     @property
     def cancelled(self) -> bool:

@@ -8,7 +8,7 @@ import time
 from typing import TextIO
 
 from tui_eval.engine import Engine
-from tui_eval.events import BlockStarted, Event, PathFailed
+from tui_eval.events import BlockStarted, Event, PathFailed, PathNotice
 from tui_eval.format import num
 from tui_eval.lifecycle import EngineState
 from tui_eval.stall import EngineSilence
@@ -43,6 +43,8 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
         if isinstance(event, PathFailed):
             err.write(f"\npath {event.path} failed ({event.message}); "
                       + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
+        elif isinstance(event, PathNotice):
+            err.write(f"\npath {event.path}: {event.message}\n")
         elif isinstance(event, BlockStarted):
             err.write(f"\nseed block {event.index}: {event.block} ({event.reason})\n")
         now = time.monotonic()

@@ -9,7 +9,7 @@ control channel carry the same strings as ever, and a member compares equal to i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
@@ -95,6 +95,8 @@ class RunMeta:
     verdict: str | None = None
     snapshot: Mapping[str, Any] | None = None  # {"paths": summaries, "comparison": ComparisonSummary.to_json()}
     resumed_at: list[float] | None = None
+    incidents: Sequence[Mapping[str, Any]] | None = None  # every worker restart, loss and wait (cluster)
+    decision: Mapping[str, Any] | None = None  # --until-decided / --fail-if-worse: the answer, when reached
     # written at the end
     finished_at: float | None = None
     error: str | None = None

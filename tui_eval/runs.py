@@ -126,11 +126,21 @@ def attach(argv: list[str]) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1))
     sys.stdout.write(f"{path} ({summary['status']})\n{summary_table(summary)}\n")
+    write_incidents(meta.get("incidents") or [])
     for failure in meta.get("path_errors") or []:
         state = "given up" if failure.get("gave_up") else "loaded afresh"
         sys.stdout.write(f"\npath {failure['path']} failed ({state}): {failure['message']}\n"
                          f"{failure.get('details', '')}")
     return 0
+
+
+def write_incidents(incidents: list[dict]) -> None:
+    """Every restart, loss and wait of the run's workers, when it happened and why (resumes included)."""
+    if incidents:
+        sys.stdout.write("\nworker incidents:\n")
+    for item in incidents:
+        at = time.strftime("%H:%M:%S", time.localtime(item.get("at", 0)))
+        sys.stdout.write(f"  {at} path {item.get('path')} ({item.get('kind')}): {item.get('message')}\n")
 
 
 def stop(argv: list[str]) -> int:

@@ -17,6 +17,7 @@ from tui_eval.kinds.base import CheckpointKind
 from tui_eval.lifecycle import RunMeta, RunStatus
 from tui_eval.outputs import default_log_path
 from tui_eval.paths.base import InferencePath
+from tui_eval.paths.ray_names import end_actors_of, set_run
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.store import RunLog
 
@@ -73,10 +74,13 @@ def plan_run(spec: RunSpec) -> Plan:
     log_path = Path(spec.log) if spec.log else default_log_path(spec.checkpoint)
     facts = {"checkpoint": str(kind.checkpoint), "kind": kind.name, **kind.describe(),
              "torch threads": cpu_threads(len(paths), spec.device)[1]}
+    set_run(log_path.stem)  # the run's Ray actors are named after it
     if spec.on_ray:  # before anything starts a local Ray of its own, and before an app takes the terminal
         from tui_eval.cluster.connect import connect
 
         connect(spec, actors=spec.workers * len(paths))
+        if ended := end_actors_of(log_path.stem):  # left by this run's killed driver (a resumed run)
+            facts["left behind"] = f"{len(ended)} Ray actor(s) of this run's earlier process, ended"
         facts["workers"] = (f"{spec.workers} per path, on the Ray cluster at {spec.ray_address}" if spec.ray_address
                             else f"{spec.workers} per path, on a local Ray (loopback)")
     kind.prepare_process(paths)

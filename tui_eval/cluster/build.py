@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tui_eval.cluster.connect import actor_resources
 from tui_eval.cluster.remote_path import RemotePath
+from tui_eval.paths.ray_names import actor_name
 from tui_eval.spec import RunSpec
 
 #: offer, poll, hold and the episode loop's own thread must run side by side in the actor
@@ -22,12 +23,14 @@ def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int) -> R
     from tui_eval.cluster.worker import PathWorker
 
     resources = actor_resources(spec, actors)
-    actor_class = ray.remote(PathWorker).options(num_cpus=resources.num_cpus, num_gpus=resources.num_gpus,
-                                                 max_concurrency=ACTOR_THREADS, max_restarts=0)
+    actor_class = ray.remote(PathWorker)
+    options = dict(num_cpus=resources.num_cpus, num_gpus=resources.num_gpus, max_concurrency=ACTOR_THREADS,
+                   max_restarts=0)
     portable, cwd = portable_spec(spec), os.getcwd()
 
-    def spawn(explore: bool):
-        return actor_class.remote(portable, name, explore, cwd, resources.threads)
+    def spawn(explore: bool):  # named after the run, so that a resumed run can end what a dead one left
+        return actor_class.options(name=actor_name(f"worker-{name}"), **options).remote(
+            portable, name, explore, cwd, resources.threads)
 
     return RemotePath(name, explore, spawn, spec.workers)
 

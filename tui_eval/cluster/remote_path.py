@@ -6,13 +6,15 @@ actor at once. Records stream back through long polls and are emitted here, in t
 the log. An actor that dies (killed, OOM, node lost: its poll raises) or whose path fails is replaced;
 the seeds it had that were not recorded run again first, on whichever actor asks next. A seed is
 emitted only by the actor it was offered to and only while it was outstanding there, so none is
-counted twice.
+counted twice. An actor whose env step froze (its own watchdog, `--step-timeout`) has that episode
+recorded invalid and is replaced the same way; a replacement the cluster has no room for is said so.
 """
 
 from __future__ import annotations
 
 import collections
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +22,12 @@ from typing import Any
 from tui_eval.errors import first_line
 from tui_eval.feed import Seed, SeedFeed, SupervisedFeed
 from tui_eval.paths.base import Emit, InferencePath, PathGivenUp
+from tui_eval.spec import EpisodeRecord
 
 POLL_S = 0.05  # how long an actor waits for a record before answering a poll empty
 LOAD_TIMEOUT_S = 600.0  # loading a path in an actor: imports, restore, maybe a node to be placed on
 CONTROL_TIMEOUT_S = 2.0  # hold/release/set_explore answers: a live actor answers in milliseconds
+NO_ROOM_S = 10.0  # a replacement still not placed after this, with no CPU free on the cluster: say so
 DEFAULT_BLOCK = 4  # seeds offered per request, and waiting at most per actor beyond its envs
 
 
@@ -36,6 +40,8 @@ class _Slot:
     info: dict[str, Any] | None = None
     poll_ref: Any = None
     outstanding: set[Seed] = field(default_factory=set)  # offered to it, not recorded yet
+    spawned_at: float = field(default_factory=time.monotonic)
+    said_waiting: bool = False  # told the user it waits for room on the cluster
 
     @property
     def where(self) -> str:
@@ -87,11 +93,29 @@ class RemotePath(InferencePath):
                     ready, _ = ray.wait(list(waiting), num_returns=len(waiting), timeout=0)
                 for ref in ready:
                     self._receive(waiting[ref], ref, emit)
+                self._say_if_waiting_for_room(feed)
                 dry = dry and not self._pending
             for slot in self._slots:
                 slot.handle.cancel.remote()
         finally:
             self._feed = None
+
+    def _say_if_waiting_for_room(self, feed: SeedFeed) -> None:
+        """A replacement Ray cannot place (its node left, nothing free): the run says so, and waits."""
+        import ray
+
+        now = time.monotonic()
+        late = [s for s in self._slots if s.info is None and not s.said_waiting and now - s.spawned_at > NO_ROOM_S]
+        if not late or ray.available_resources().get("CPU", 0) >= 1:
+            return
+        for slot in late:
+            slot.said_waiting = True
+        working = sum(s.info is not None for s in self._slots)
+        message = (f"{len(late)} Ray worker(s) wait for room: the cluster has no free CPU for them; "
+                   + (f"going on with {working} worker(s)" if working else "waiting for a node to join"))
+        notice = getattr(feed, "notice", None)
+        if notice is not None:
+            notice(message)
 
     def _refs_to_wait_on(self) -> dict[Any, _Slot]:
         waiting = {}
@@ -139,7 +163,7 @@ class RemotePath(InferencePath):
             self._note_placement()
             return
         slot.poll_ref = None
-        records, error = answer
+        records, error, frozen = answer
         for record in records:
             key = (record.seed, record.block)
             with self._lock:
@@ -147,8 +171,21 @@ class RemotePath(InferencePath):
                 slot.outstanding.discard(key)
             if mine:
                 emit(record)
-        if error is not None:
+        if frozen is not None:
+            self._frozen(slot, frozen, emit)
+        elif error is not None:
             self._replace(slot, f"failed: {error[0]}", error[1])
+
+    def _frozen(self, slot: _Slot, frozen: tuple[int, int, str], emit: Emit) -> None:
+        """A step in the actor never returned: that episode is invalid, the actor replaced (the rest run again)."""
+        seed, block, why = frozen
+        with self._lock:
+            mine = (seed, block) in slot.outstanding
+            slot.outstanding.discard((seed, block))
+        if mine:
+            emit(EpisodeRecord(path=self.name, seed=seed, block=block, ret=0.0, length=0, success=False,
+                               invalid=True, reason=why, explore=self.explore))
+        self._replace(slot, f"froze: {why}; its episode of seed {seed} is invalid" if mine else f"froze: {why}", "")
 
     def _replace(self, slot: _Slot, what: str, details: str) -> None:
         """The actor's unfinished seeds go first to whichever actor asks next; a fresh actor takes its place."""
@@ -170,6 +207,7 @@ class RemotePath(InferencePath):
             self.close()
             raise PathGivenUp(message)
         slot.handle, slot.info, slot.poll_ref = self._spawn(self.explore), None, None
+        slot.spawned_at, slot.said_waiting = time.monotonic(), False
         slot.info_ref = slot.handle.placement.remote()
         self._note_placement()
         if self._held:

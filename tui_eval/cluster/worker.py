@@ -7,6 +7,10 @@ driver long-polls (`poll`). `hold` empties the queue and returns the seeds that 
 leaves the queue only when an env takes it, so each seed is either started here (and will be recorded)
 or handed back, never both. The actor is threaded (`max_concurrency`) so that offer, poll and hold are
 answered while episodes run.
+
+With `--step-timeout`, the actor watches its own env steps as the engine does in-process: a step that
+does not return in time is reported by the next poll (`frozen`: its seed, block and why); the driver
+records that episode invalid and replaces the actor, whose episode thread is stuck for good.
 """
 
 from __future__ import annotations
@@ -21,17 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.errors import first_line
-from tui_eval.feed import Seed
+from tui_eval.feed import Heartbeat, Seed
 from tui_eval.spec import EpisodeRecord, RunSpec
 
 
 class _QueueFeed:
     """The SeedFeed of the path inside the actor: seeds from the driver's offers, in order."""
 
-    heartbeat = None  # the driver watches the actor's life, not its steps
-
     def __init__(self, owner: PathWorker):
         self._owner = owner
+        self.heartbeat = owner._heartbeat  # the actor's own watchdog reads it (None: no --step-timeout)
 
     def take(self) -> Seed | None:
         return self._owner._take()
@@ -70,7 +73,13 @@ class PathWorker:
         self._closed = False
         self._idle = threading.Event()
         self._idle.set()
-        threading.Thread(target=self._loop, name=f"worker-{name}", daemon=True).start()
+        self._step_timeout = spec.step_timeout
+        self._heartbeat = Heartbeat() if spec.step_timeout is not None else None
+        self._frozen: tuple[int, int, str] | None = None  # (seed, block, why) of a step that never returned
+        loop = threading.Thread(target=self._loop, name=f"worker-{name}", daemon=True)
+        loop.start()
+        if self._heartbeat is not None:
+            threading.Thread(target=self._watch, args=(loop.ident,), name="watchdog", daemon=True).start()
 
     # ------------------------------------------------------------------ driver's calls
     def placement(self) -> dict[str, Any]:
@@ -89,14 +98,15 @@ class PathWorker:
             self._cancelled = False
             self._lock.notify_all()
 
-    def poll(self, timeout: float) -> tuple[list[EpisodeRecord], tuple[str, str] | None]:
-        """Records finished since the last poll (waits up to `timeout` for one), and the path's error if it
-        failed (then the actor is done for; the driver replaces it)."""
+    def poll(self, timeout: float) -> tuple[list[EpisodeRecord], tuple[str, str] | None, tuple[int, int, str] | None]:
+        """Records finished since the last poll (waits up to `timeout` for one), the path's error if it
+        failed, and the frozen step if one never returned (either way the actor is done for; the driver
+        replaces it)."""
         with self._lock:
-            if not self._outbox and self._error is None:
+            if not self._outbox and self._error is None and self._frozen is None:
                 self._lock.wait(timeout)
             records, self._outbox = self._outbox, []
-            return records, self._error
+            return records, self._error, self._frozen
 
     def hold(self) -> list[Seed]:
         """Start nothing more until `release`: the seeds not started yet, handed back. (Calls to a threaded
@@ -143,6 +153,21 @@ class PathWorker:
             self._running.discard((record.seed, record.block))
             self._outbox.append(record)
             self._lock.notify_all()
+
+    def _watch(self, loop_thread: int) -> None:
+        """The engine's watchdog, inside the actor: note a step in the episode thread that overran."""
+        import time
+
+        assert self._heartbeat is not None and self._step_timeout is not None
+        timeout = self._step_timeout
+        while not self._closed and self._frozen is None:
+            time.sleep(min(0.25, timeout / 4))
+            stepping = self._heartbeat.stepping(loop_thread)
+            if stepping is not None and time.perf_counter() - stepping[0] > timeout:
+                with self._lock:  # seed -1: all the actor's worlds step at once, none to blame
+                    why = f"a step did not return within --step-timeout {timeout:g}s (world frozen)"
+                    self._frozen = (-1 if stepping[1] is None else int(stepping[1]), int(stepping[2]), why)
+                    self._lock.notify_all()
 
     def _loop(self) -> None:
         feed = _QueueFeed(self)

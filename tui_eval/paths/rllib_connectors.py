@@ -7,8 +7,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.paths.base import Emit, InferencePath

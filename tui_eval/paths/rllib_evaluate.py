@@ -12,7 +12,8 @@ env, env_config, explore, connectors, envs per runner). tui-eval adds two things
   with reduce="item_series"; each `evaluate()` result carries the episodes that ended in that call.
 With `--workers N` the evaluation runs as RLlib scales it: `evaluation_num_env_runners=N` remote runners;
 their envs take seeds from a SeedDispenser actor (paths/seed_dispenser.py), their recipe travels in the
-env_config, and RLlib restarts a runner that dies (its unreported seeds run again).
+env_config, and a runner that dies is restarted by Ray and brought back between calls (paths/eval_runners.py;
+its unreported seeds run again at once).
 `evaluate()` runs with `evaluation_duration_unit="timesteps"`: the runner's episodes then carry on
 from one call to the next (RLlib resets envs between calls only in episode mode), so every episode
 runs to its end, seeds are taken as envs reset, and calls can be short without cutting episodes.
@@ -34,8 +35,10 @@ from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.local_ray import ensure_ray
 from tui_eval.paths.activity import envs_activity
 from tui_eval.paths.base import Emit, InferencePath, PathGivenUp
+from tui_eval.paths.eval_runners import RunnerWatch
+from tui_eval.paths.ray_names import actor_name
 from tui_eval.paths.rllib_env import EnvRecipe
-from tui_eval.paths.seed_dispenser import DISPENSER_PREFIX, DispenserFeed, DispenserPump
+from tui_eval.paths.seed_dispenser import DispenserFeed, DispenserPump
 from tui_eval.spec import EpisodeRecord
 
 GUARDED_ENV = "tui_eval_guarded_env"
@@ -60,7 +63,7 @@ def guarded_env_creator(env_context):
         recipe, seeds, success_key, step_timeout = _PATHS[token]
     else:  # a remote evaluation runner
         recipe, success_key, step_timeout, dispenser = pickle.loads(env_context[REMOTE_KEY])
-        seeds = DispenserFeed(dispenser, env_context.worker_index)
+        seeds = DispenserFeed(dispenser, env_context.worker_index, step_timeout)
     return GuardedEnv(recipe.make_one(env_context, env_checker=False), feed=seeds, success_key=success_key,
                       step_timeout=step_timeout)
 
@@ -101,7 +104,7 @@ class RllibEvaluatePath(InferencePath):
         self.workers, self.replicas = workers, max(1, workers)
         self.pump: DispenserPump | None = None
         if workers:  # the local runner only holds state to sync: its envs never get a seed
-            self.pump = DispenserPump(DISPENSER_PREFIX + self.token, self.seeds, SEEDS_PER_RUNNER * workers)
+            self.pump = DispenserPump(actor_name("seeds"), self.seeds, SEEDS_PER_RUNNER * workers)
             self._remote_env = pickle.dumps((recipe, success_key, step_timeout, self.pump.name))
         _PATHS[self.token] = (recipe, FeedRelay() if workers else self.seeds, success_key, step_timeout)
         self.num_envs = num_envs
@@ -122,6 +125,11 @@ class RllibEvaluatePath(InferencePath):
         where = f"{workers} remote evaluation EnvRunners" if workers else "a local evaluation EnvRunner"
         self.description = (f"Algorithm.from_checkpoint + Algorithm.evaluate() (evaluation config as RLlib merges "
                             f"it) on {where}, {num_envs} envs each, env {recipe.name}")
+        self.watch = None if self.pump is None else RunnerWatch(self.algo, self.pump, workers, self._runner_back)
+        self.placement = self._runner_placement()
+
+    def _runner_back(self) -> None:
+        self.set_explore(self.explore)  # a restarted runner has the config it was built with
         self.placement = self._runner_placement()
 
     def _sync_like_evaluate(self) -> None:
@@ -166,6 +174,8 @@ class RllibEvaluatePath(InferencePath):
                         evaluation_duration=self.call_steps, evaluation_duration_unit="timesteps",
                         evaluation_config=evaluation)
             .callbacks(on_episode_end=callbacks)
+            # Ray restarts a dead evaluation runner (the watch brings it back between calls).
+            .fault_tolerance(restart_failed_env_runners=True)
         )
 
     def set_explore(self, explore: bool) -> None:
@@ -175,11 +185,16 @@ class RllibEvaluatePath(InferencePath):
             lambda runner: object.__setattr__(runner.config, "explore", explore), local_env_runner=True)
 
     def _runner_placement(self) -> tuple[str, ...]:
+        """Where each remote runner runs, by worker index ("down" for one not healthy now)."""
         if not self.workers:
             return ()
-        where = self.algo.eval_env_runner_group.foreach_env_runner(
-            lambda runner: f"{socket.gethostname()} pid {os.getpid()}", local_env_runner=False)
-        return tuple(where)
+        where = dict(self.algo.eval_env_runner_group.foreach_env_runner(
+            lambda runner: (runner.worker_index, f"{socket.gethostname()} pid {os.getpid()}"),
+            local_env_runner=False))
+        placement = tuple(where.get(index, "down") for index in range(1, self.workers + 1))
+        if self.watch is not None:
+            self.watch.placement = placement
+        return placement
 
     def _set_call_steps(self, steps: int) -> None:
         # evaluate() reads evaluation_duration from the (frozen) config at call time.
@@ -203,6 +218,9 @@ class RllibEvaluatePath(InferencePath):
             self.pump.start()
         try:
             while not feed.cancelled:
+                if self.watch is not None and not self.watch.healthy():  # every runner down: wait for room
+                    self.watch.wait_for_room(self._notice(feed))
+                    continue
                 asked = self._next_call_steps()
                 self._set_call_steps(asked)
                 started = self._call_started = time.perf_counter()
@@ -216,28 +234,41 @@ class RllibEvaluatePath(InferencePath):
                 for item in finished:
                     emit(self._record(item))
                 if self.pump is not None:
-                    self._collect_remote(feed, [(item["seed"], item["block"]) for item in finished])
+                    self._collect_remote(feed, [(item["seed"], item["block"]) for item in finished], emit)
                 if self.seeds.dry and not self.seeds.running:
                     return
+        except Exception:
+            if self.workers:  # the engine loads the path afresh: its runners need the room these hold
+                self.close()
+            raise
         finally:
             if self.pump is not None:
                 self.pump.stop()
             self.seeds.feed = None
 
-    def _collect_remote(self, feed: SeedFeed, finished: list) -> None:
-        """Forget recorded seeds at the dispenser; run again the seeds of runners RLlib had to restart."""
-        assert self.pump is not None
+    def _collect_remote(self, feed: SeedFeed, finished: list, emit: Emit) -> None:
+        """Forget recorded seeds at the dispenser; run again the seeds of runners that died, bring them back;
+        record invalid the episodes whose step froze in a runner."""
+        assert self.pump is not None and self.watch is not None
         self.pump.finished(finished)
-        lost = self.pump.reclaim()
-        if not lost:
-            return
-        self.set_explore(self.explore)  # a restarted runner has the config it was built with
-        self.placement = self._runner_placement()
-        message = (f"an evaluation EnvRunner died and RLlib restarted it; its {len(lost)} unfinished seed(s) "
-                   "run again")
         worker_lost = getattr(feed, "worker_lost", None)
-        if worker_lost is not None and worker_lost(message):
-            raise PathGivenUp(message)
+
+        def lost(message: str) -> bool:
+            if worker_lost is not None and worker_lost(message):
+                raise PathGivenUp(message)
+            return False
+
+        self.watch.check(lost, self._notice(feed))
+        for key, why in self.pump.frozen.values():
+            if self.seeds.finish(key):
+                emit(self._record({"seed": key[0], "block": key[1], "return": 0.0, "length": 0, "success": False,
+                                   "invalid": why, "wall_s": 0.0}))
+        self.pump.frozen.clear()
+
+    @staticmethod
+    def _notice(feed: SeedFeed):
+        notice = getattr(feed, "notice", None)
+        return (lambda message: bool(notice(message))) if notice is not None else (lambda message: False)
 
     def activity(self) -> str | None:
         """The evaluate() call in progress and, on a local runner, its envs' episodes."""

@@ -5,7 +5,13 @@ reset from a `SeedDispenser`, a small named Ray actor on the driver's node that 
 with a few seeds per runner. A seed leaves the dispenser only when an env takes it, so a pause (`drain`)
 hands back exactly the seeds no episode started with. The dispenser notes which runner process took each
 seed: when RLlib restarts a dead runner, the same worker index comes back with a new pid, and the seeds
-the dead one had taken and never reported are `orphans`, run again.
+the dead one had taken and never reported are `orphans`, run again; so are those of a runner the path
+saw die (`runner_down`), at once, whether or not it ever comes back.
+
+The dispenser itself may die (killed, OOM): Ray starts it again (max_restarts), empty, on the driver's
+node, and calls to it wait for it and are retried. The pump notices the new incarnation and queues
+again, first, every seed handed out and not yet recorded: the ones some env still runs then run twice,
+and the path records only the first to finish.
 """
 
 from __future__ import annotations
@@ -13,12 +19,14 @@ from __future__ import annotations
 import collections
 import os
 import threading
+import uuid
 from typing import Any
 
 from tui_eval.feed import FeedRelay, Heartbeat, Seed
 
 DISPENSER_PREFIX = "tui_eval_seeds_"
 CONTROL_TIMEOUT_S = 2.0
+TAKE_TIMEOUT_S = 10.0  # an env's reset waits this long for a restarting dispenser, then idles and asks again
 
 
 class SeedDispenser:
@@ -29,8 +37,14 @@ class SeedDispenser:
         self._taken: dict[Seed, tuple[int, int]] = {}  # seed -> (worker index, pid) of the runner running it
         self._pids: dict[int, int] = {}  # worker index -> pid of its runner now
         self._lost: list[Seed] = []
+        self._frozen: list[tuple[int, int, str, int]] = []  # (seed, block, why, worker index) of frozen steps
         self._held = False  # paused: queued seeds wait (an offer may arrive after the drain)
         self._lock = threading.Condition()
+        self.incarnation = uuid.uuid4().hex  # new when Ray restarts this actor: its state is gone
+
+    def where(self) -> tuple[str, int]:
+        """(incarnation, pid): which process serves the dispenser now."""
+        return self.incarnation, os.getpid()
 
     def take(self, worker_index: int, pid: int) -> Seed | None:
         with self._lock:
@@ -55,12 +69,12 @@ class SeedDispenser:
             else:
                 self._queue.extend(seeds)
 
-    def wait_below(self, low: int, timeout: float) -> int:
-        """Wait until fewer than `low` seeds are queued (or `timeout`); the number queued."""
+    def wait_below(self, low: int, timeout: float) -> tuple[str, int]:
+        """Wait until fewer than `low` seeds are queued (or `timeout`); (incarnation, the number queued)."""
         with self._lock:
             if len(self._queue) >= low:
                 self._lock.wait(timeout)
-            return len(self._queue)
+            return self.incarnation, len(self._queue)
 
     def drain(self) -> list[Seed]:
         """Pause: hand out nothing until `release`; the seeds queued now, handed back."""
@@ -78,11 +92,26 @@ class SeedDispenser:
             for seed in seeds:
                 self._taken.pop(seed, None)
 
-    def orphans(self) -> list[Seed]:
-        """Seeds taken by runners that have since been replaced (each reported once)."""
+    def runner_down(self, worker_index: int) -> None:
+        """The runner with this index died: the seeds it took are orphans now, not when (if) it is back."""
         with self._lock:
-            lost, self._lost = self._lost, []
-            return lost
+            pid = self._pids.pop(worker_index, None)
+            lost = [s for s, (w, p) in self._taken.items() if w == worker_index and p == pid]
+            for seed in lost:
+                self._taken.pop(seed)
+            self._lost += lost
+
+    def froze(self, worker_index: int, seed: Seed, why: str) -> None:
+        """A runner's step on `seed` never returned (its process ends next): that episode is invalid, not lost."""
+        with self._lock:
+            self._taken.pop(seed, None)
+            self._frozen.append((seed[0], seed[1], why, worker_index))
+
+    def orphans(self) -> tuple[list[Seed], list[tuple[int, int, str, int]]]:
+        """Seeds taken by runners that have since been replaced, and the frozen steps (each reported once)."""
+        with self._lock:
+            (lost, self._lost), (frozen, self._frozen) = (self._lost, []), (self._frozen, [])
+            return lost, frozen
 
 
 class DispenserFeed:
@@ -91,17 +120,24 @@ class DispenserFeed:
     heartbeat: Heartbeat | None = None
     cancelled = False
 
-    def __init__(self, dispenser_name: str, worker_index: int):
+    def __init__(self, dispenser_name: str, worker_index: int, step_timeout: float | None = None):
+        from tui_eval.paths.runner_watchdog import runner_heartbeat
+
         self._name = dispenser_name
         self._worker_index = worker_index
         self._handle: Any = None
+        self.heartbeat = runner_heartbeat(step_timeout, dispenser_name, worker_index)
 
     def take(self) -> Seed | None:
         import ray
 
-        if self._handle is None:
-            self._handle = ray.get_actor(self._name)
-        seed = ray.get(self._handle.take.remote(self._worker_index, os.getpid()))
+        try:
+            if self._handle is None:
+                self._handle = ray.get_actor(self._name)
+            seed = ray.get(self._handle.take.remote(self._worker_index, os.getpid()), timeout=TAKE_TIMEOUT_S)
+        except (ValueError, ray.exceptions.RayError):  # the dispenser is being restarted: idle, ask again
+            self._handle = None
+            return None
         return None if seed is None else (int(seed[0]), int(seed[1]))
 
 
@@ -111,11 +147,21 @@ class DispenserPump:
 
     def __init__(self, name: str, relay: FeedRelay, target: int):
         import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         self.name = name
-        self.handle: Any = ray.remote(SeedDispenser).options(name=name, num_cpus=0, max_concurrency=64).remote()
+        # On the driver's node: a node that leaves takes its runners, not the seeds of all of them.
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        actor: Any = ray.remote(SeedDispenser)
+        self.handle: Any = actor.options(name=name, num_cpus=0, max_concurrency=64, max_restarts=-1,
+                                         max_task_retries=-1, scheduling_strategy=here).remote()
+        self.incarnation, self.pid = ray.get(self.handle.where.remote())
+        self.restarts = 0
+        self.news: list[str] = []  # restarts, for the path to report (taken from its thread)
+        self.frozen: dict[int, tuple[Seed, str]] = {}  # worker index -> the seed its frozen step ran, and why
         self._relay = relay
         self._target = target
+        self._held = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -133,7 +179,10 @@ class DispenserPump:
         import ray
 
         while not self._stop.is_set():
-            queued = ray.get(self.handle.wait_below.remote(self._target // 2 + 1, 0.1))
+            incarnation, queued = ray.get(self.handle.wait_below.remote(self._target // 2 + 1, 0.1))
+            if incarnation != self.incarnation:
+                self._restarted()
+                continue
             seeds: list[Seed] = []
             while queued + len(seeds) < self._target:
                 seed = self._relay.take()
@@ -145,12 +194,30 @@ class DispenserPump:
             elif queued >= self._target // 2 + 1 or self._relay.dry:
                 self._stop.wait(0.02)
 
+    def _restarted(self) -> None:
+        """Ray restarted the dispenser, empty: every seed handed out and not recorded is queued again."""
+        import ray
+
+        dead = self.pid
+        self.incarnation, self.pid = ray.get(self.handle.where.remote())
+        self.restarts += 1
+        if self._held:
+            ray.get(self.handle.drain.remote())
+        again = sorted(self._relay.running_now())
+        self.handle.offer.remote(again, True)
+        self.news.append(f"the seed dispenser (pid {dead}) died and Ray restarted it (pid {self.pid}); the "
+                         f"{len(again)} seed(s) handed out and not recorded run again (each recorded once)")
+
     def hold(self) -> list[Seed]:
         """The seeds no env has taken yet, no longer running (the caller gives them back to the engine)."""
         import ray
 
-        unstarted: list[Seed] = [(int(s), int(b)) for s, b in ray.get(self.handle.drain.remote(),
-                                                                      timeout=CONTROL_TIMEOUT_S)]
+        self._held = True
+        try:
+            drained = ray.get(self.handle.drain.remote(), timeout=CONTROL_TIMEOUT_S)
+        except ray.exceptions.RayError:  # being restarted: the pump drains the new one (nothing queued yet)
+            return []
+        unstarted: list[Seed] = [(int(s), int(b)) for s, b in drained]
         for seed in unstarted:
             self._relay.finish(seed)
         return unstarted
@@ -158,16 +225,29 @@ class DispenserPump:
     def release(self) -> None:
         import ray
 
-        ray.get(self.handle.release.remote(), timeout=CONTROL_TIMEOUT_S)
+        self._held = False
+        try:
+            ray.get(self.handle.release.remote(), timeout=CONTROL_TIMEOUT_S)
+        except ray.exceptions.RayError:  # being restarted: the new one starts released
+            pass
 
     def finished(self, seeds: list[Seed]) -> None:
         self.handle.finished.remote(seeds)
 
-    def reclaim(self) -> list[Seed]:
-        """Seeds of runners that died (RLlib restarted them): queued again, first."""
+    def runner_down(self, worker_index: int) -> None:
         import ray
 
-        lost = ray.get(self.handle.orphans.remote())
+        ray.get(self.handle.runner_down.remote(worker_index))  # before `reclaim` asks for the orphans
+
+    def reclaim(self) -> list[Seed]:
+        """Seeds of runners that died and were not recorded: queued again, first."""
+        import ray
+
+        orphans, frozen = ray.get(self.handle.orphans.remote())
+        for seed, block, why, index in frozen:
+            self.frozen[int(index)] = ((int(seed), int(block)), why)
+        running = self._relay.running_now()
+        lost = [(int(s), int(b)) for s, b in orphans if (int(s), int(b)) in running]
         if lost:
             self.handle.offer.remote(lost, True)
         return lost
@@ -177,6 +257,6 @@ class DispenserPump:
 
         self.stop()
         try:
-            ray.kill(self.handle)
+            ray.kill(self.handle, no_restart=True)
         except Exception:  # Ray already down
             pass

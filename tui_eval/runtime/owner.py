@@ -15,9 +15,10 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tui_eval.engine import Engine
-from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, StateChanged
+from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice, StateChanged
 from tui_eval.format import workers_line
 from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.outputs import check_outputs, output_path
@@ -49,6 +50,7 @@ class RunOwner:
         self.terminated = False  # SIGTERM: stop cleanly
         self.hung_up = False  # SIGHUP: the terminal is gone; the run goes on without a view
         self._verdict_at = 0.0
+        self._incidents: list[dict[str, Any]] = []  # every restart, loss and wait, as it happens
 
     # ------------------------------------------------------------------ while running
     def serve(self, engine: Engine) -> None:
@@ -56,6 +58,7 @@ class RunOwner:
         self.engine = engine
         if self.restore_from is not None:
             engine.restore(*self.restore_from)
+        self._incidents = list(engine.log.meta().get("incidents") or [])  # a resumed run keeps the earlier ones
         self.control = ControlServer(engine, self.log_path)
         RunMeta(pid=os.getpid(), control=str(self.control.path), state=EngineState.LOADING,
                 blocks=[[b.start, b.stop] for b in engine.blocks],
@@ -69,7 +72,12 @@ class RunOwner:
         if isinstance(event, StateChanged):
             RunMeta(state=EngineState(event.state)).write(engine.log)
         elif isinstance(event, PathFailed):  # a Ray worker replaced: where the paths run now
-            RunMeta(workers=workers_line(engine.paths)).write(engine.log)
+            kind = "given up" if event.gave_up else f"failed, restart {event.restarts}"
+            self._incidents.append({"at": time.time(), "path": event.path, "kind": kind, "message": event.message})
+            RunMeta(workers=workers_line(engine.paths), incidents=self._incidents).write(engine.log)
+        elif isinstance(event, PathNotice):
+            self._incidents.append({"at": time.time(), "path": event.path, "kind": "notice", "message": event.message})
+            RunMeta(workers=workers_line(engine.paths), incidents=self._incidents).write(engine.log)
         elif isinstance(event, BlockStarted):
             RunMeta(blocks=[[b.start, b.stop] for b in engine.blocks],
                     explore={n: engine.explore_of(n) for n in engine.paths}).write(engine.log)

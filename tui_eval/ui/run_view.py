@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, StateChanged
+from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, PathNotice, StateChanged
 from tui_eval.stall import EngineSilence
 from tui_eval.void import void_reason
 
@@ -246,6 +246,8 @@ class RunView(Screen):
             self.say(f"path {event.path} failed: {event.message} — {what}", style="bold red", sticky=True)
             self.app.notify(event.message, title=f"path {event.path} failed ({what})", severity="error",
                             timeout=10)
+        elif isinstance(event, PathNotice):
+            self.say(f"path {event.path}: {event.message}", style="yellow", sticky=True)
         elif isinstance(event, PathFinished):
             self.say(f"{event.path} finished its episodes")
 
