@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui_eval.doctor.findings import Finding, diagnose_pair
+from tui_eval.doctor.proofs import Sides, prove
 from tui_eval.doctor.replay import Trace, first_divergence, replay
 from tui_eval.doctor.static_diff import compare, facts, probe, reference_weights, saved_connector_states
 
@@ -112,6 +113,7 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
             replay_json["paths"][n] = {"return": t.ret, "length": t.length, "end": t.end, "note": t.note,
                                        "stages": [s for s, v in t.stages.items() if v]}
         replay_json["pairs"] = []
+        sides = Sides(probes, traces)
         a = names[0]
         for b in names[1:]:
             div = first_divergence(traces[a], traces[b])
@@ -122,6 +124,7 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
                 coarse = not (traces[a].stages.get("action") and traces[b].stages.get("action"))
                 found = diagnose_pair(a, b, per_path, differ, div, chosen,
                                       {n: pr.kind for n, pr in probes.items()}, saved, coarse)
+                found = prove(found, sides, a, b, div, chosen, notes)
                 if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
                     for f in found:
                         f.evidence += (f"; returns on seed {chosen}: {a} {batch[a][chosen]:.6g}, {b} "
