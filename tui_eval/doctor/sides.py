@@ -129,7 +129,7 @@ def _rllib(side: Side, pr: Probe) -> None:
     from ray.rllib.core.columns import Columns
     from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 
-    module, m2e, explore = pr.module, pr.module_to_env, bool(pr.explore)
+    module, e2m, m2e, explore = pr.module, pr.env_to_module, pr.module_to_env, bool(pr.explore)
     assert pr.make_env is not None
     env = pr.make_env()
     spaces = env.observation_space, env.action_space
@@ -141,15 +141,18 @@ def _rllib(side: Side, pr: Probe) -> None:
         z = np.asarray(z, dtype=np.float32)
         episode = SingleAgentEpisode(observation_space=spaces[0], action_space=spaces[1])
         episode.add_env_reset(observation=z)
+        shared: dict[str, Any] = {}  # env_to_module leaves here what module_to_env needs to unbatch
+        if e2m is not None:
+            copy.deepcopy(e2m)(rl_module=module, episodes=[episode], batch={}, explore=explore, shared_data=shared)
         batch = {Columns.OBS: torch.as_tensor(z)[None]}
         with torch.no_grad():
             out = module._forward_exploration(batch) if explore else module._forward_inference(batch)
-        out = copy.deepcopy(m2e)(rl_module=module, batch=out, episodes=[episode], explore=explore, shared_data={})
+        out = copy.deepcopy(m2e)(rl_module=module, batch=out, episodes=[episode], explore=explore, shared_data=shared)
         return np.asarray(out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])[0])
 
     side.head = head
-    obs, e2m = side.steps("obs"), side.steps("env_to_module")
-    if obs and all(np.asarray(o).shape == np.asarray(z).shape and np.allclose(o, z) for o, z in zip(obs, e2m)):
+    obs, normalized = side.steps("obs"), side.steps("env_to_module")
+    if obs and all(np.asarray(o).shape == np.asarray(z).shape and np.allclose(o, z) for o, z in zip(obs, normalized)):
         side.stateless = True  # its env_to_module passes observations through: the head is the whole policy
         side.stepper = lambda: _Stateless(head)
 

@@ -4,7 +4,8 @@
 toward `b`; the first probe whose transformed path agrees with the other gives its proof. Probes run
 only at the divergent step (and the few steps after it, on the reference's observations), so a
 diagnosis stays fast. Order matters: a probe that would also explain later ones comes first (a
-sampling path matches nothing else; unsquash is a fixed scale).
+sampling path matches nothing else, a module in train mode looks like one that samples; unsquash is
+a fixed scale).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from tui_eval.doctor.probes.base import Case, Counterfactual
 from tui_eval.doctor.sides import Side
 
 PROBES: tuple[Counterfactual, ...] = (
-    *modes.PROBES,
+    modes.TRAIN_MODE,  # dropout also makes a policy's answers vary: it comes before sampling
+    modes.SAMPLING,
     *recurrent.PROBES,
     *normalizer.PROBES,
     *connectors.PROBES,

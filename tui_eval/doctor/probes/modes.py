@@ -82,4 +82,4 @@ TRAIN_MODE = Counterfactual(
     fix="call module.eval() before evaluating (and run it under torch.no_grad())",
     stage="module_out", applies=_train_applies, test=_train_test)
 
-PROBES = (SAMPLING, TRAIN_MODE)
+PROBES = (TRAIN_MODE, SAMPLING)

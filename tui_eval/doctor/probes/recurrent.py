@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tui_eval.doctor.probes.base import Case, Counterfactual, agree, max_diff
+import numpy as np
+
+from tui_eval.doctor.probes.base import Case, Counterfactual, agree
 
 
 def _carried_applies(c: Case) -> bool:
@@ -26,20 +28,25 @@ def _carried_test(c: Case) -> str | None:
 
 
 def _every_step_applies(c: Case) -> bool:
-    return c.t >= 1 and c.ref.stepper is not None and not c.ref.stateless
+    return c.t >= 1 and c.ref.stepper is not None and not c.ref.stateless and len(c.sus.steps("obs")) > c.t
 
 
 def _every_step_test(c: Case) -> str | None:
-    ref_reset = c.rerun(c.ref_obs(), side=c.ref, reset_each_step=True)
-    sus_sent = [c.sus.steps("action_for_env")[c.t]]
-    if ref_reset is None or agree(ref_reset[:1], sus_sent) is None:
+    n = c.span.stop - c.span.start
+    sus_obs = c.sus.steps("obs")[c.t: c.t + n]
+    sus_sent = c.sus.steps("action_for_env")[c.t: c.t + len(sus_obs)]
+    ref_reset = c.rerun(sus_obs, side=c.ref, reset_each_step=True)
+    d = agree(ref_reset, sus_sent)
+    if d is None:
         return None
-    kept = c.rerun(c.ref_obs()[:1], side=c.ref)
-    if kept is None or max_diff(kept, sus_sent) in (None, 0.0) or agree(kept, sus_sent) is not None:
+    kept = c.rerun(sus_obs[:1], side=c.ref)
+    if kept is None or agree(kept, sus_sent[:1]) is not None:
         return None  # with its state kept `ref` already gives that action: the state is not what differs
-    return (f"with its recurrent state reset just before step {c.t}, `{c.ref.name}`'s action equals the one "
-            f"`{c.sus.name}` sent ({sus_sent[0].tolist()}, to 1e-5); with its state kept it sends "
-            f"{kept[0].tolist()}")
+    last = c.t + len(sus_obs) - 1
+    return (f"with its recurrent state reset before every step, `{c.ref.name}` gives the actions `{c.sus.name}` "
+            f"sent at steps {c.t}-{last} on `{c.sus.name}`'s observations, to 1e-5 (max abs difference {d:.2g}); "
+            f"with its state kept, `{c.ref.name}` sends {kept[0].tolist()} at step {c.t} where `{c.sus.name}` sent "
+            f"{np.asarray(sus_sent[0]).tolist()}")
 
 
 CARRIED_OVER = Counterfactual(
