@@ -123,19 +123,26 @@ def _actions(p: Pair) -> None:
 
 def _env(p: Pair) -> None:
     time_limit = p.diff("time limit")
+    second = [n for n in p.names if n.endswith("@vs-env")]
     if time_limit:
         env_config = p.differ.get("env_config", facts_of(p.facts, p.names, "env_config"))
+        fix = ("the second env (--vs-env) ends episodes at another step: give both sims the same time limit "
+               "(max_episode_steps in --vs-env-config) if they are meant to match" if second else
+               "make the evaluation env the same as the training env: drop `max_episode_steps` from "
+               "`evaluation_config['env_config']` (or pass --env-config to both)")
         p.add("the env's time limit differs between paths",
               f"time limit: {_per_path(time_limit, p.names)}; env_config: {_per_path(env_config, p.names)}",
-              "make the evaluation env the same as the training env: drop `max_episode_steps` from "
-              "`evaluation_config['env_config']` (or pass --env-config to both)", 80, lengths=True,
-              stages=("obs", "env"))
-    for key in ("env id", "env_config", "wrappers", "observation space", "action space"):
+              fix, 80, lengths=True, stages=("obs", "env"), topic="env")
+    for key in ("env id", "env_config", "dt", "frame skip", "reward range", "wrappers", "observation space",
+                "action space"):
         d = p.diff(key)
         if d and not (time_limit and key == "env_config"):
-            p.add(f"the env differs between paths ({key})", f"{key}: {_per_path(d, p.names)}",
-                  "run both paths on the same env: set `evaluation_config` to the training env's settings, or "
-                  "pass --env / --env-config", 65, lengths=True, stages=("obs", "env"))
+            fix = (f"the second env (--vs-env) differs in its {key}: make it match the first (--vs-env-config) if "
+                   "the sims are meant to be the same" if second else
+                   "run both paths on the same env: set `evaluation_config` to the training env's settings, or "
+                   "pass --env / --env-config")
+            p.add(f"the env differs between paths ({key})", f"{key}: {_per_path(d, p.names)}", fix,
+                  65 + (5 if key in ("dt", "frame skip") else 0), lengths=True, stages=("obs", "env"), topic="env")
 
 
 def _connectors(p: Pair) -> None:
