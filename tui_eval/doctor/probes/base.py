@@ -18,8 +18,10 @@ from tui_eval.doctor.sides import Side, run_policy
 
 #: agreement after a probe's transform ("equals ... to 1e-5"), as the replay's tolerance
 ATOL = 1e-5
-#: steps from the divergent one on which a probe checks its transform (where the reference has them)
+#: steps from the divergent one on which a probe checks its transform (where the reference has them);
+#: discrete actions agree by chance far more often than real numbers do, so they are checked on more steps
 WINDOW = 20
+DISCRETE_WINDOW = 200
 
 
 @dataclass
@@ -33,7 +35,7 @@ class Case:
     @property
     def span(self) -> range:
         n = min(len(self.ref.steps("obs")), len(self.ref.steps("action_for_env")))
-        return range(self.t, min(n, self.t + WINDOW))
+        return range(self.t, min(n, self.t + (WINDOW if continuous(self) else DISCRETE_WINDOW)))
 
     def ref_obs(self, stage: str = "obs") -> list[Any]:
         return [self.ref.steps(stage)[s] for s in self.span]
