@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
+from gymnasium.envs.classic_control.pendulum import PendulumEnv
 import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
@@ -44,8 +46,6 @@ class ModulePolicy:
         return dist.to_deterministic().sample()
 
     def for_env(self, action):
-        import gymnasium as gym
-
         return unsquash_action(action, gym.spaces.Box(-2.0, 2.0, (1,), np.float32))
 
 
@@ -69,7 +69,35 @@ class SwappedObservation(ModulePolicy):
         return super().observe(np.asarray(obs)[[1, 0, 2]])  # cos and sin in another order
 
 
-class Float64(ModulePolicy):
+class FarPendulum(PendulumEnv):
+    """Pendulum whose observations are float64 and far from zero (as world positions or timestamps are):
+    rounding them to float32 changes them by up to 1.2e-4."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (3,), np.float64)
+
+    def _get_obs(self):
+        theta, thetadot = self.state
+        return np.array([3000.0 + np.cos(theta), np.sin(theta), thetadot], dtype=np.float64)
+
+
+if "FarPendulum-v0" not in gym.registry:  # this file is imported by the tests and loaded by --path
+    gym.register("FarPendulum-v0", entry_point=FarPendulum, max_episode_steps=200)
+
+
+class Float32(ModulePolicy):
+    """On FarPendulum: the observation cast to float32 (as RLlib's pipelines do), then shifted back."""
+
+    def observe(self, obs):
+        return super().observe(obs) - torch.tensor([3000.0, 0.0, 0.0], dtype=torch.float64).to(self.module_dtype)
+
+    @property
+    def module_dtype(self):
+        return next(self.module.parameters()).dtype
+
+
+class Float64(Float32):
     dtype = np.float64
 
     def __init__(self, checkpoint: str):
@@ -108,6 +136,10 @@ def scaled(checkpoint: str, *, explore: bool, device: str):
 
 def swapped_observation(checkpoint: str, *, explore: bool, device: str):
     return SwappedObservation(checkpoint)
+
+
+def float32(checkpoint: str, *, explore: bool, device: str):
+    return Float32(checkpoint)
 
 
 def float64(checkpoint: str, *, explore: bool, device: str):

@@ -91,3 +91,13 @@ def test_faithful_loops_have_no_findings_and_no_probe_notes(tmp_path, names):
     d = loops(tmp_path, *names, seed=None)
     assert d.findings == [] and len(d.batch[names[1]]) == 2 and d.replay["pairs"][0]["kind"] == "none"
     assert not any("probe" in n for n in d.notes)
+
+
+def test_float64_where_the_other_path_rounds_to_float32_is_named_with_its_proof(tmp_path):
+    import doctor_faulty_loops  # noqa: F401  (registers FarPendulum-v0, whose observations are float64)
+
+    d = diagnose(PENDULUM, tmp_path, "--env", "FarPendulum-v0", "--paths", "float32,float64",
+                 "--path", f"float32={LOOPS}:float32", "--path", f"float64={LOOPS}:float64", seed=SEED)
+    top = d.findings[0]
+    assert top.cause.startswith("`float64` computes on the float64 observation where `float32` rounds it to float32")
+    assert "proof: with the float64 observation rounded to float32" in top.evidence

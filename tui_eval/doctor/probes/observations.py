@@ -1,4 +1,5 @@
-"""The observation a policy is given: its parts in another order, or another float precision."""
+"""The observation a policy is given: its parts in another order, or float64 where the other path rounds it
+to float32 (what matters where observations are large: world positions, timestamps)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from tui_eval.doctor.probes.base import Case, Counterfactual, agree, continuous, max_diff, steps_text
+from tui_eval.doctor.probes.base import Case, Counterfactual, agree, continuous, steps_text
 
 MAX_SWAP_SIZE = 24  # every pair of elements is tried up to this observation size
 MIN_STEPS = 3
@@ -55,24 +56,23 @@ def _order_test(c: Case) -> str | None:
 
 
 def _precision_applies(c: Case) -> bool:
-    return c.t >= 1 and c.sus.stepper is not None and _vector(c) is not None
+    obs = c.ref.stage("obs", c.t)
+    return continuous(c) and c.sus.stepper is not None and obs is not None and obs.dtype == np.float64
+
+
+def _as_float32(values: list[np.ndarray]) -> list[np.ndarray]:
+    return [np.asarray(v, dtype=np.float32).astype(np.float64) for v in values]
 
 
 def _precision_test(c: Case) -> str | None:
-    ref_sent, sus_sent = c.ref.steps("action_for_env")[: c.t], c.sus.steps("action_for_env")[: c.t]
-    before = max_diff(ref_sent, sus_sent)
-    if not before:  # exactly equal before step t: the paths parted at t, not by rounding
+    obs = c.ref_obs()
+    history = None if c.sus.stateless else _as_float32(c.ref.steps("obs")[: c.t])
+    d = agree(c.rerun(_as_float32(obs), history=history), c.ref_actions())
+    if d is None:
         return None
-    obs = c.ref.steps("obs")[c.t]
-    same_input = agree(c.rerun([obs], history=c.ref.steps("obs")[: c.t]), [c.ref.steps("action_for_env")[c.t]])
-    if same_input is None:
-        return None
-    drift = max_diff([c.ref.steps("obs")[c.t]], [c.sus.steps("obs")[c.t]]) if c.sus.steps("obs") else None
-    types = {s.name: np.asarray(s.steps("action_for_env")[0]).dtype.name for s in (c.ref, c.sus)}
-    return (f"given `{c.ref.name}`'s observation at step {c.t}, `{c.sus.name}` gives `{c.ref.name}`'s action (max abs "
-            f"difference {same_input:.2g}); before step {c.t} their actions differ by at most {before:.2g}, never "
-            "exactly zero" + (f", and the observations at step {c.t} by {drift:.2g}" if drift else "")
-            + f": rounding compounds through the env (actions as {', '.join(f'{k} {v}' for k, v in types.items())})")
+    rounding = max(float(np.max(np.abs(o - r))) for o, r in zip(obs, _as_float32(obs)))
+    return (f"with the float64 observation rounded to float32 (a change of up to {rounding:.2g}), "
+            f"`{c.sus.name}`'s action equals `{c.ref.name}`'s at {steps_text(c)} to 1e-5 (max abs difference {d:.2g})")
 
 
 ORDER = Counterfactual(
@@ -86,10 +86,9 @@ ORDER = Counterfactual(
 PRECISION = Counterfactual(
     name="float64 vs float32",
     topic="precision",
-    cause="`{sus}` computes at another float precision than `{ref}` (float64 vs float32): tiny differences grow "
-          "until the episodes part",
-    fix="run both paths in float32 (cast the observation with np.float32 and keep the module in float32), or "
-        "accept the difference: it is rounding, not a different policy",
+    cause="`{sus}` computes on the float64 observation where `{ref}` rounds it to float32 (float64 vs float32)",
+    fix="give the policy float32 observations on both paths (np.asarray(obs, dtype=np.float32), as RLlib's and "
+        "rsl_rl's pipelines do), and keep the module in float32",
     stage="action", applies=_precision_applies, test=_precision_test)
 
 PROBES = (ORDER, PRECISION)
