@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui_eval.doctor.findings import Finding, diagnose_pair
-from tui_eval.doctor.proofs import Sides, prove
+from tui_eval.doctor.proofs import Sides, prove, sides_json
 from tui_eval.doctor.replay import Trace, first_divergence, replay
 from tui_eval.doctor.static_diff import compare, facts, probe, reference_weights, saved_connector_states
 
@@ -131,6 +131,7 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
                                        f"{batch[b][chosen]:.6g} (no step-by-step replay for "
                                        f"{' and '.join(t.path for t in (traces[a], traces[b]) if not t.stages)})")
                 findings += found
+        replay_json["probes"] = sides_json(sides)
     findings.sort(key=lambda f: -f.score)
     per_path_json = {n: {k: v for k, v in f.items() if not k.startswith("_")} for n, f in per_path.items()}
     replay_json["facts"] = compare_json(per_path_json)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from tui_eval.doctor.findings import Finding
@@ -19,7 +20,7 @@ class Sides:
 
     def __init__(self, probes: dict[str, Probe], traces: dict[str, Trace]):
         self.probes, self.traces, self.built = probes, traces, {}
-
+        self.seconds = 0.0  # spent building sides and running probes
     def __getitem__(self, name: str) -> Side:
         if name not in self.built:
             self.built[name] = build_side(self.probes[name], self.traces[name])
@@ -33,9 +34,11 @@ def prove(found: list[Finding], sides: Sides, a: str, b: str, div: Divergence, s
     if div.kind != "action" or div.step is None:
         return found
     skip = ("action not unsquashed",) if div.stage_match else ()
+    started = time.perf_counter()
     side_a, side_b = sides[a], sides[b]
     notes += [n for s in (side_a, side_b) for n in s.notes]
     proven, probe_notes = run_probes(side_a, side_b, div.step, skip)
+    sides.seconds += time.perf_counter() - started
     notes += probe_notes
     if proven is None:
         return found
@@ -54,5 +57,7 @@ def prove(found: list[Finding], sides: Sides, a: str, b: str, div: Divergence, s
 
 
 def sides_json(sides: Sides) -> dict[str, Any]:
-    return {n: {"rerun": [k for k in ("stepper", "fresh", "head", "logits") if getattr(s, k) is not None]}
-            for n, s in sides.built.items()}
+    """What the probes could rerun of each path, and the seconds they took."""
+    return {"seconds": round(sides.seconds, 3),
+            "paths": {n: [k for k in ("stepper", "fresh", "head", "logits") if getattr(s, k) is not None]
+                      for n, s in sides.built.items()}}
