@@ -12,8 +12,8 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.envs.classic_control.pendulum import PendulumEnv
 import torch
+from gymnasium.envs.classic_control.pendulum import PendulumEnv
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.numpy import convert_to_numpy

@@ -103,15 +103,7 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
     findings: list[Finding] = []
     if chosen is not None:
         progress(f"replaying seed {chosen}")
-        for n, pr in probes.items():
-            try:
-                traces[n] = replay(pr, chosen)
-            except Exception as exc:
-                notes.append(f"replay of {n} failed: {type(exc).__name__}: {exc}")
-                traces[n] = Trace(n, note=f"replay failed: {exc}")
-            t = traces[n]
-            replay_json["paths"][n] = {"return": t.ret, "length": t.length, "end": t.end, "note": t.note,
-                                       "stages": [s for s, v in t.stages.items() if v]}
+        traces = replay_all(probes, chosen, notes, replay_json)
         replay_json["pairs"] = []
         sides = Sides(probes, traces)
         a = names[0]
@@ -138,6 +130,21 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
     replay_json["checkpoint connector state"] = saved
     return Diagnosis(findings, same, differ, replay_json, names, chosen, batch, notes,
                      time.perf_counter() - started)
+
+
+def replay_all(probes: dict[str, Any], seed: int, notes: list[str], replay_json: dict[str, Any]) -> dict[str, Trace]:
+    """Every path replayed on `seed` (a failed replay is noted, with an empty trace); summaries into replay_json."""
+    traces: dict[str, Trace] = {}
+    for n, pr in probes.items():
+        try:
+            traces[n] = replay(pr, seed)
+        except Exception as exc:
+            notes.append(f"replay of {n} failed: {type(exc).__name__}: {exc}")
+            traces[n] = Trace(n, note=f"replay failed: {exc}")
+        t = traces[n]
+        replay_json["paths"][n] = {"return": t.ret, "length": t.length, "end": t.end, "note": t.note,
+                                   "stages": [s for s, v in t.stages.items() if v]}
+    return traces
 
 
 def compare_json(per_path: dict[str, dict[str, Any]]) -> dict[str, Any]:

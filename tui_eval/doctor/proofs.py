@@ -19,7 +19,8 @@ class Sides:
     """Sides built on first use (only paths in a diverged pair are ever rerun)."""
 
     def __init__(self, probes: dict[str, Probe], traces: dict[str, Trace]):
-        self.probes, self.traces, self.built = probes, traces, {}
+        self.probes, self.traces = probes, traces
+        self.built: dict[str, Side] = {}
         self.seconds = 0.0  # spent building sides and running probes
     def __getitem__(self, name: str) -> Side:
         if name not in self.built:
