@@ -29,8 +29,8 @@ def _test(c: Case) -> str | None:
 STALE_STATE = Counterfactual(
     name="stale connector state",
     topic="connector state",
-    cause="`{sus}` runs the same module on other inputs: its stateful connector (e.g. MeanStdFilter) holds "
-          "another state than `{ref}`'s",
+    cause="`{sus}` runs the same module on other inputs: its observation statistics (a stateful connector such as "
+          "MeanStdFilter, or its own normalization) are stale, not `{ref}`'s",
     fix="restore the env_to_module pipeline with its state (EnvToModulePipeline.from_checkpoint(CKPT/env_runner/"
         "env_to_module_connector)) and do not reset or rebuild the stateful connector in your loop",
     stage="env_to_module", applies=_applies, test=_test)
