@@ -89,3 +89,20 @@ def fresh_filter_episode(checkpoint: str, *, explore: bool, device: str):
             done = terminated or truncated
 
     return run_episode
+
+
+class StaleStatisticsPolicy:
+    """Act form with a bug: normalizes observations with statistics saved at another time (not the
+    checkpoint's MeanStdFilter state) before the checkpoint's module."""
+
+    mean, std = np.full(4, 0.5, dtype=np.float32), np.full(4, 0.05, dtype=np.float32)
+
+    def __init__(self, checkpoint: str):
+        self.module = _module(checkpoint)
+
+    def act(self, obs):
+        return _greedy(self.module, (np.asarray(obs, dtype=np.float32) - self.mean) / self.std)
+
+
+def stale_statistics_policy(checkpoint: str, *, explore: bool, device: str):
+    return StaleStatisticsPolicy(checkpoint)

@@ -82,6 +82,15 @@ def test_reset_connector_state_is_ranked_first(trained, tmp_path):
     assert "MeanStdFilter" in json.dumps(d.replay["checkpoint connector state"])
 
 
+def test_stale_observation_statistics_are_proven_by_the_module_given_the_checkpoints_filter_output(trained, tmp_path):
+    d = diagnose(trained / "meanstd", tmp_path, "--paths", "connectors,stale",
+                 "--path", f"stale={LOOPS}:stale_statistics_policy")
+    top = d.findings[0]
+    assert top.cause.startswith("`stale` runs the same module on other inputs: its observation statistics")
+    assert "proof: given `connectors`'s env_to_module output" in top.evidence
+    assert "`stale`'s module gives `connectors`'s module_out at steps 0-" in top.evidence
+
+
 def test_perturbed_module_weights_via_vs_are_ranked_first(tmp_path):
     other = tmp_path / "perturbed"
     shutil.copytree(CARTPOLE, other)

@@ -53,6 +53,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                    help="a custom path: your own loop or policy (see README); NAME then usable in --paths")
     p.add_argument("--vs", metavar="OTHER_CKPT",
                    help="the same path of a second checkpoint as path 'vs', on paired seeds")
+    p.add_argument("--vs-env", metavar="ENV", help="sim-to-sim: the first path's policy also on this env (or "
+                   "simulator), same seeds, as path '<path>@vs-env'")
+    p.add_argument("--vs-env-config", metavar="JSON", help="the second env's kwargs (with --vs-env, or alone: the "
+                   "same env with other kwargs)")
+    p.add_argument("--vs-vecenv", metavar="MODULE:FUNCTION", help="rsl_rl: the second env as a VecEnv factory")
     p.add_argument("--num-envs", type=int,
                    help="envs stepped together per path (default: RLlib's evaluate its evaluation config, else 8)")
     p.add_argument("--device", default="cpu", help="cpu or cuda[:i] (where the policy runs)")
@@ -186,8 +191,15 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         agent_cfg=args.agent_cfg, activation=args.activation, vecenv=args.vecenv,
         generic_connectors=args.generic_connectors, imports=list(args.imports),
         custom_paths=list(args.custom_paths), vs=args.vs, workers=args.workers, ray_address=args.ray_address,
+        vs_env=args.vs_env, vs_env_config=parse_env_config(args.vs_env_config), vs_vecenv=args.vs_vecenv,
         **decision_options(args),
     )
+
+
+def parse_env_config(text: str | None) -> dict:
+    from tui_eval.kinds.vs_env import parse_env_config as parse
+
+    return parse(text)
 
 
 def frame_options(args: argparse.Namespace):

@@ -111,6 +111,9 @@ class RunSpec:
     imports: list[str] = field(default_factory=list)  # the user's modules / .py files, imported first
     custom_paths: list[str] = field(default_factory=list)  # --path NAME=MODULE:FACTORY (paths/custom.py)
     vs: str | None = None  # --vs OTHER_CKPT: the other checkpoint's path as path `vs`
+    vs_env: str | None = None  # --vs-env ENV: the first path's policy also on this env, as `<path>@vs-env`
+    vs_env_config: dict[str, Any] = field(default_factory=dict)  # --vs-env-config JSON
+    vs_vecenv: str | None = None  # --vs-vecenv MODULE:FUNCTION (rsl_rl): the second env as a VecEnv factory
     workers: int = 1  # --workers N: each path's episodes in N Ray actors (1: in this process, no Ray)
     ray_address: str | None = None  # --ray-address: join this Ray cluster (None: a local loopback Ray)
     # rsl_rl only

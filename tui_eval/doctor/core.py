@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui_eval.doctor.findings import Finding, diagnose_pair
+from tui_eval.doctor.proofs import Sides, prove, sides_json
 from tui_eval.doctor.replay import Trace, first_divergence, replay
 from tui_eval.doctor.static_diff import compare, facts, probe, reference_weights, saved_connector_states
 
@@ -102,16 +103,9 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
     findings: list[Finding] = []
     if chosen is not None:
         progress(f"replaying seed {chosen}")
-        for n, pr in probes.items():
-            try:
-                traces[n] = replay(pr, chosen)
-            except Exception as exc:
-                notes.append(f"replay of {n} failed: {type(exc).__name__}: {exc}")
-                traces[n] = Trace(n, note=f"replay failed: {exc}")
-            t = traces[n]
-            replay_json["paths"][n] = {"return": t.ret, "length": t.length, "end": t.end, "note": t.note,
-                                       "stages": [s for s, v in t.stages.items() if v]}
+        traces = replay_all(probes, chosen, notes, replay_json)
         replay_json["pairs"] = []
+        sides = Sides(probes, traces)
         a = names[0]
         for b in names[1:]:
             div = first_divergence(traces[a], traces[b])
@@ -122,18 +116,35 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
                 coarse = not (traces[a].stages.get("action") and traces[b].stages.get("action"))
                 found = diagnose_pair(a, b, per_path, differ, div, chosen,
                                       {n: pr.kind for n, pr in probes.items()}, saved, coarse)
+                found = prove(found, sides, a, b, div, chosen, notes)
                 if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
                     for f in found:
                         f.evidence += (f"; returns on seed {chosen}: {a} {batch[a][chosen]:.6g}, {b} "
                                        f"{batch[b][chosen]:.6g} (no step-by-step replay for "
                                        f"{' and '.join(t.path for t in (traces[a], traces[b]) if not t.stages)})")
                 findings += found
+        replay_json["probes"] = sides_json(sides)
     findings.sort(key=lambda f: -f.score)
     per_path_json = {n: {k: v for k, v in f.items() if not k.startswith("_")} for n, f in per_path.items()}
     replay_json["facts"] = compare_json(per_path_json)
     replay_json["checkpoint connector state"] = saved
     return Diagnosis(findings, same, differ, replay_json, names, chosen, batch, notes,
                      time.perf_counter() - started)
+
+
+def replay_all(probes: dict[str, Any], seed: int, notes: list[str], replay_json: dict[str, Any]) -> dict[str, Trace]:
+    """Every path replayed on `seed` (a failed replay is noted, with an empty trace); summaries into replay_json."""
+    traces: dict[str, Trace] = {}
+    for n, pr in probes.items():
+        try:
+            traces[n] = replay(pr, seed)
+        except Exception as exc:
+            notes.append(f"replay of {n} failed: {type(exc).__name__}: {exc}")
+            traces[n] = Trace(n, note=f"replay failed: {exc}")
+        t = traces[n]
+        replay_json["paths"][n] = {"return": t.ret, "length": t.length, "end": t.end, "note": t.note,
+                                   "stages": [s for s, v in t.stages.items() if v]}
+    return traces
 
 
 def compare_json(per_path: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 from tui_eval.doctor.replay import Divergence
 
 CONSISTENT = 50
+UNEXPLAINED = "the paths diverge, but no setting, connector state or weight that tui-eval reads differs between them"
 
 
 @dataclass
@@ -28,10 +29,12 @@ class Finding:
     seed: int | None
     step: int | None
     score: int = 0
+    topic: str = ""  # what the finding is about; a probe's proof on the same topic joins it
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("score")
+        data.pop("topic")
         return data
 
 
@@ -67,7 +70,7 @@ class Pair:
         return d if self.a in d and self.b in d else None
 
     def add(self, cause: str, evidence: str, fix: str, score: int, stages: tuple[str, ...] = (),
-            lengths: bool = False) -> None:
+            lengths: bool = False, topic: str = "") -> None:
         div = self.div
         consistent = (div.stage in stages) or (lengths and div.kind == "length") or \
                      (self.coarse and div.kind == "action" and div.stage == "action_for_env" and "any" in stages)
@@ -76,7 +79,7 @@ class Pair:
         if div.values and consistent:
             where += f" ({_per_path(div.values, self.names)}, tolerance 1e-5)"
         self.out.append(Finding(cause, evidence + where, fix, self.names, div.stage, self.seed, div.step,
-                                score + (CONSISTENT if consistent else 0)))
+                                score + (CONSISTENT if consistent else 0), topic))
 
 
 def _stage_match(p: Pair) -> None:
@@ -90,7 +93,7 @@ def _stage_match(p: Pair) -> None:
           f"at step {p.div.step} `{sender}`'s env action equals `{other}`'s `{m['stage']}` stage",
           f"in `{sender}`, step the env with the module_to_env pipeline's output Columns.ACTIONS_FOR_ENV "
           "(or unsquash_action/clip_action with the env's action space), not Columns.ACTIONS",
-          95, stages=("action_for_env", "any"))
+          95, stages=("action_for_env", "any"), topic="actions")
 
 
 def _explore(p: Pair) -> None:
@@ -106,7 +109,7 @@ def _explore(p: Pair) -> None:
           "distribution's mode",
           f"explore: {_per_path(d, p.names)}" + (f"; action distribution: {_per_path(dist, p.names)}" if dist else ""),
           fix + " (or turn explore on for both, if sampling is what you mean to evaluate)", 85,
-          stages=("action", "any"))
+          stages=("action", "any"), topic="explore")
 
 
 def _actions(p: Pair) -> None:
@@ -115,24 +118,31 @@ def _actions(p: Pair) -> None:
         if d:
             p.add(f"{label} differs between paths", f"{key}: {_per_path(d, p.names)}",
                   f"set the same `{key}` for both (the checkpoint's config); a manual loop must apply module_to_env's "
-                  "NormalizeAndClipActions", 70, stages=("action_for_env", "any"))
+                  "NormalizeAndClipActions", 70, stages=("action_for_env", "any"), topic="actions")
 
 
 def _env(p: Pair) -> None:
     time_limit = p.diff("time limit")
+    second = [n for n in p.names if n.endswith("@vs-env")]
     if time_limit:
         env_config = p.differ.get("env_config", facts_of(p.facts, p.names, "env_config"))
+        fix = ("the second env (--vs-env) ends episodes at another step: give both sims the same time limit "
+               "(max_episode_steps in --vs-env-config) if they are meant to match" if second else
+               "make the evaluation env the same as the training env: drop `max_episode_steps` from "
+               "`evaluation_config['env_config']` (or pass --env-config to both)")
         p.add("the env's time limit differs between paths",
               f"time limit: {_per_path(time_limit, p.names)}; env_config: {_per_path(env_config, p.names)}",
-              "make the evaluation env the same as the training env: drop `max_episode_steps` from "
-              "`evaluation_config['env_config']` (or pass --env-config to both)", 80, lengths=True,
-              stages=("obs", "env"))
-    for key in ("env id", "env_config", "wrappers", "observation space", "action space"):
+              fix, 80, lengths=True, stages=("obs", "env"), topic="env")
+    for key in ("env id", "env_config", "dt", "frame skip", "reward range", "wrappers", "observation space",
+                "action space"):
         d = p.diff(key)
         if d and not (time_limit and key == "env_config"):
-            p.add(f"the env differs between paths ({key})", f"{key}: {_per_path(d, p.names)}",
-                  "run both paths on the same env: set `evaluation_config` to the training env's settings, or "
-                  "pass --env / --env-config", 65, lengths=True, stages=("obs", "env"))
+            fix = (f"the second env (--vs-env) differs in its {key}: make it match the first (--vs-env-config) if "
+                   "the sims are meant to be the same" if second else
+                   "run both paths on the same env: set `evaluation_config` to the training env's settings, or "
+                   "pass --env / --env-config")
+            p.add(f"the env differs between paths ({key})", f"{key}: {_per_path(d, p.names)}", fix,
+                  65 + (5 if key in ("dt", "frame skip") else 0), lengths=True, stages=("obs", "env"), topic="env")
 
 
 def _connectors(p: Pair) -> None:
@@ -144,7 +154,7 @@ def _connectors(p: Pair) -> None:
               "restore the pipelines with their state (EnvToModulePipeline.from_checkpoint(CKPT/env_runner/"
               "env_to_module_connector)) and do not reset or rebuild the stateful connector in your loop; "
               "to keep the state fixed while evaluating, build MeanStdFilter with update_stats=False",
-              80, stages=("env_to_module", "any"))
+              80, stages=("env_to_module", "any"), topic="connector state")
     for key in ("env_to_module pieces", "module_to_env pieces"):
         d = p.diff(key)
         if d:
@@ -169,7 +179,7 @@ def _weights(p: Pair) -> None:
     p.add("module weights differ between paths", "; ".join(evidence),
           "load the module from the checkpoint you mean (RLModule.from_checkpoint(CKPT/learner_group/learner/"
           "rl_module/<module_id>)); check which component's weights your loop takes", 75,
-          stages=("module_out", "action", "any"))
+          stages=("module_out", "action", "any"), topic="weights")
 
 
 RULES = (_stage_match, _explore, _actions, _env, _connectors, _weights)
@@ -187,11 +197,10 @@ def diagnose_pair(a: str, b: str, facts: dict[str, dict[str, Any]], differ: dict
     if not pair.out:
         where = (f"first divergence at seed {seed}, step {div.step}, stage {div.stage}: "
                  f"{_per_path(div.values, pair.names)}" if div.step is not None else "episodes differ")
-        pair.out.append(Finding("the paths diverge, but no setting, connector state or weight that tui-eval reads "
-                                "differs between them", where,
+        pair.out.append(Finding(UNEXPLAINED, where,
                                 "look at what the stage does differently in each path (a custom loop's own "
                                 "pre-/post-processing, an RNG, float precision)", pair.names, div.stage, seed,
-                                div.step, 10))
+                                div.step, 10, "unexplained"))
     pair.out.sort(key=lambda f: -f.score)
     return pair.out
 

@@ -35,6 +35,7 @@ class Trace:
     length: int = 0
     end: str = ""  # "terminated" | "truncated" | "invalid: ..." | ""
     note: str = ""
+    snapshot: Any = None  # an act-form custom policy as it stood before the episode (a deep copy)
 
     @property
     def env_actions(self) -> list[Any]:
@@ -62,11 +63,43 @@ def replay(p: Probe, seed: int) -> Trace:
 def _replay_custom(p: Probe, seed: int) -> Trace:
     from tui_eval.envs import INVALID_KEY
 
-    rec = p.custom.play(seed, keep_actions=True)
+    path = p.custom
+    if path.form == "act":
+        return _replay_act(p, seed)
+    rec = path.play(seed, keep_actions=True)
     reason = rec.last_info.get(INVALID_KEY)
     end = f"invalid: {reason}" if reason else ("ended" if rec.done else "returned early")
     return Trace(p.name, {"action_for_env": list(rec.actions)}, rec.ret, rec.length, end,
                  note="custom path: only the actions sent to the env are recorded")
+
+
+def _replay_act(p: Probe, seed: int) -> Trace:
+    """An act-form policy stepped as CustomPath.play steps it, recording what it saw and sent; a deep copy
+    of the policy taken first lets the doctor run its steps again (None when it cannot be copied)."""
+    from tui_eval.envs import INVALID_KEY
+
+    path = p.custom
+    try:
+        snapshot = copy.deepcopy(path.target)
+    except Exception:  # the user's object may hold what cannot be copied (a session, a lock)
+        snapshot = None
+    trace = Trace(p.name, {"obs": [], "action_for_env": []}, snapshot=snapshot,
+                  note="act-form custom path: the observations it was given and the actions it sent")
+    path.seed_feed.seed = (seed, 0)
+    env = path.env
+    env.keep_actions = False
+    env.begin()
+    if hasattr(path.target, "reset"):
+        path.target.reset()
+    obs, _ = env.reset()
+    while not env.done:
+        action = path.target.act(obs)
+        trace.stages["obs"].append(np.array(obs, copy=True))
+        trace.stages["action_for_env"].append(np.array(action, copy=True))
+        obs, *_ = env.step(action)
+    reason = env.last_info.get(INVALID_KEY)
+    trace.ret, trace.length, trace.end = env.ret, env.length, f"invalid: {reason}" if reason else "ended"
+    return trace
 
 
 class _OneSeed:

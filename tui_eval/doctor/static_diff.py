@@ -17,9 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from tui_eval.doctor.env_facts import physics_facts
+
 #: facts compared across paths, in the order they are shown
 FACT_ORDER = ("explore", "action distribution", "normalize_actions", "clip_actions", "env id", "env_config",
-              "time limit", "wrappers", "observation space", "action space", "env_to_module pieces",
+              "time limit", "dt", "frame skip", "reward range", "wrappers", "observation space", "action space",
+              "env_to_module pieces",
               "module_to_env pieces", "connector state", "weights")
 
 
@@ -71,7 +74,10 @@ def probe(path, kind) -> Probe:
         p.recipe = owner.eval_env
         p.make_env = owner.eval_env.make_one
     else:
+        from tui_eval.doctor.env_facts import vecenv_source
+
         p.kind = "other"
+        p.make_env, p.recipe = vecenv_source(path, owner) or (None, None)
         if not hasattr(getattr(path, "env", None), "state"):
             p.notes.append(f"{cls} ({base}): only its episodes are compared")
     return p
@@ -264,6 +270,7 @@ def env_facts(make_env: Callable[[], Any] | None, recipe: Any) -> dict[str, Any]
                 break
         facts["time limit"] = limit
         facts["wrappers"] = " > ".join(wrappers) or "none"
+        facts.update(physics_facts(env))
         facts["observation space"] = str(env.observation_space)
         facts["action space"] = str(env.action_space)
         if "env id" not in facts and spec is not None:

@@ -25,8 +25,10 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
     for kind in _kinds():
         if kind.recognise(path):
             from tui_eval.kinds.extra import attach_extra_paths
+            from tui_eval.kinds.vs_env import attach_vs_env
 
-            return attach_extra_paths(kind(path, spec), spec, load_kind)  # --path / --vs
+            # --path / --vs / --vs-env
+            return attach_vs_env(attach_extra_paths(kind(path, spec), spec, load_kind), spec)
     if path.is_dir() and not any(path.iterdir()):
         raise BadInput(f"{path} is an empty directory; pass an RLlib checkpoint directory (it holds "
                        "rllib_checkpoint.json) or an rsl_rl model_*.pt file")

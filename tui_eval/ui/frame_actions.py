@@ -20,13 +20,17 @@ def record_argv(spec: dict[str, Any], seed: int, paths: list[str], explore: dict
         argv += ["--path", str(item)]
     for option, key in (("--env", "env_id"), ("--module", "module"), ("--success-key", "success_key"),
                         ("--vs", "vs"), ("--agent-cfg", "agent_cfg"), ("--activation", "activation"),
-                        ("--vecenv", "vecenv")):
+                        ("--vecenv", "vecenv"), ("--vs-env", "vs_env"), ("--vs-vecenv", "vs_vecenv")):
         if spec.get(key):
             argv += [option, str(spec[key])]
     if spec.get("env_config"):
         import json
 
         argv += ["--env-config", json.dumps(spec["env_config"])]
+    if spec.get("vs_env_config"):
+        import json
+
+        argv += ["--vs-env-config", json.dumps(spec["vs_env_config"])]
     if spec.get("generic_connectors"):
         argv.append("--generic-connectors")
     for name in paths:

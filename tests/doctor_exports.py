@@ -1,0 +1,43 @@
+"""Faulty deployments of the rsl_rl demo policy, as users ship them: a copy of the run whose
+`exported/policy.pt` was exported by rsl_rl's own `as_jit()` and then changed in one way."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+
+def faulty_export(run: Path, out: Path, change: Callable[[Any], None]) -> Path:
+    """A copy of the rsl_rl run `run` (its model_*.pt and params/) with `change` applied to the TorchScript
+    export; returns the copied checkpoint."""
+    from tui_eval.kinds import load_kind
+    from tui_eval.spec import RunSpec
+
+    shutil.copytree(run, out)
+    checkpoint = next(out.glob("model_*.pt"))
+    (out / "exported" / "policy.pt").unlink()
+    kind: Any = load_kind(RunSpec(checkpoint=str(checkpoint), num_envs=1))
+    path: Any = kind.build_path("runner", False)
+    try:
+        export = path.policy.as_jit()
+    finally:
+        path.close()
+    change(export)
+    torch.jit.script(export.to("cpu")).save(str(out / "exported" / "policy.pt"))
+    return checkpoint
+
+
+def without_normalizer(export: Any) -> None:
+    """The export lost the observation normalizer (the deployed policy sees raw observations)."""
+    export.obs_normalizer = torch.nn.Identity()
+
+
+def other_statistics(export: Any) -> None:
+    """The export's normalizer holds other running statistics (e.g. of another iteration)."""
+    with torch.no_grad():
+        export.obs_normalizer._mean += 0.3
+        export.obs_normalizer._std *= 1.5

@@ -1,0 +1,234 @@
+"""What the doctor can run again of one path, at the steps where it parted from another.
+
+A `Side` wraps one replayed path: its trace, and where the path allows it, a way to run its policy
+once more on inputs the doctor chooses:
+
+- `stepper()`: a copy of the policy as it stood at the start of the replayed episode (an object with
+  `reset()` and `act(obs)`, `obs` as the trace's `obs` stage holds it, returning the action the path
+  sends to the env); built-in paths are stateless, an act-form custom path is deep-copied;
+- `fresh()`: the policy built afresh (a custom path's factory called again);
+- `head(z)`: the action from an already normalized observation (the `env_to_module` stage);
+- `logits(z)`: the module's output (`module_out`) from the `env_to_module` stage;
+- `stats`: the observation normalizer's (mean, std), where the path exposes one.
+
+Everything here works on copies or under no_grad: the built path is left as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tui_eval.doctor.replay import Trace
+from tui_eval.doctor.static_diff import Probe
+
+
+class _Stateless:
+    """A pure policy function as a stepper."""
+
+    def __init__(self, fn: Callable[[np.ndarray], np.ndarray]):
+        self.fn = fn
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, obs: Any) -> np.ndarray:
+        return self.fn(obs)
+
+
+@dataclass
+class Side:
+    name: str
+    trace: Trace
+    explore: bool | None = None
+    stateless: bool = False  # the stepper's action depends on the current input only
+    stepper: Callable[[], Any] | None = None
+    fresh: Callable[[], Any] | None = None
+    head: Callable[[np.ndarray], np.ndarray] | None = None
+    logits: Callable[[np.ndarray], np.ndarray] | None = None
+    stats: tuple[np.ndarray, np.ndarray] | None = None
+    action_space: Any = None
+    notes: list[str] = field(default_factory=list)
+
+    def stage(self, name: str, t: int) -> np.ndarray | None:
+        values = self.trace.stages.get(name, [])
+        return np.asarray(values[t]) if t < len(values) else None
+
+    def steps(self, name: str) -> list[Any]:
+        return self.trace.stages.get(name, [])
+
+
+def run_policy(make: Callable[[], Any], history: Sequence[Any], window: Sequence[Any],
+               mutate: Callable[[Any], None] | None = None, reset_each_step: bool = False) -> list[np.ndarray]:
+    """A new stepper from `make`, fed `history` (its episode so far), then the actions it gives on `window`."""
+    import torch
+
+    stepper = make()
+    if mutate is not None:
+        mutate(stepper)
+    with torch.no_grad():
+        if hasattr(stepper, "reset"):
+            stepper.reset()
+        for obs in history:
+            stepper.act(obs)
+        out = []
+        for obs in window:
+            if reset_each_step and hasattr(stepper, "reset"):
+                stepper.reset()
+            out.append(np.asarray(stepper.act(obs)))
+    return out
+
+
+def build_side(pr: Probe, trace: Trace) -> Side:
+    """The re-runnable parts of a replayed path (those its kind allows)."""
+    side = Side(pr.name, trace, explore=pr.explore)
+    try:
+        if pr.kind == "custom":
+            _custom(side, pr)
+        elif pr.module is not None and pr.module_to_env is not None:
+            _rllib(side, pr)
+        elif hasattr(getattr(pr.path, "env", None), "state"):
+            _rsl(side, pr)
+    except Exception as exc:  # a part the doctor cannot rerun is left out, never fatal
+        side.notes.append(f"cannot rerun {pr.name}'s policy: {type(exc).__name__}: {exc}")
+    return side
+
+
+def _custom(side: Side, pr: Probe) -> None:
+    path = pr.custom
+    snapshot = side.trace.snapshot
+    if path.form == "act" and snapshot is not None:
+        side.stepper = lambda: copy.deepcopy(snapshot)
+        if path.remake is not None:
+            side.fresh = lambda: path.remake(bool(pr.explore))
+    if pr.module is not None:
+        side.logits = _module_logits(pr.module, bool(pr.explore))
+    side.action_space = path.env.action_space
+
+
+def _module_logits(module: Any, explore: bool) -> Callable[[np.ndarray], np.ndarray]:
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    def logits(z: np.ndarray) -> np.ndarray:
+        batch = {Columns.OBS: torch.as_tensor(np.asarray(z, dtype=np.float32))[None]}
+        with torch.no_grad():
+            out = module._forward_exploration(batch) if explore else module._forward_inference(batch)
+        return out[Columns.ACTION_DIST_INPUTS][0].detach().cpu().numpy()
+
+    return logits
+
+
+def _rllib(side: Side, pr: Probe) -> None:
+    """RLlib's built-in paths: the module and module_to_env on a one-step episode."""
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+
+    module, e2m, m2e, explore = pr.module, pr.env_to_module, pr.module_to_env, bool(pr.explore)
+    assert pr.make_env is not None
+    env = pr.make_env()
+    spaces = env.observation_space, env.action_space
+    env.close()
+    side.action_space = spaces[1]
+    side.logits = _module_logits(module, explore)
+
+    def head(z: np.ndarray) -> np.ndarray:
+        z = np.asarray(z, dtype=np.float32)
+        episode = SingleAgentEpisode(observation_space=spaces[0], action_space=spaces[1])
+        episode.add_env_reset(observation=z)
+        shared: dict[str, Any] = {}  # env_to_module leaves here what module_to_env needs to unbatch
+        if e2m is not None:
+            copy.deepcopy(e2m)(rl_module=module, episodes=[episode], batch={}, explore=explore, shared_data=shared)
+        batch = {Columns.OBS: torch.as_tensor(z)[None]}
+        with torch.no_grad():
+            out = module._forward_exploration(batch) if explore else module._forward_inference(batch)
+        out = copy.deepcopy(m2e)(rl_module=module, batch=out, episodes=[episode], explore=explore, shared_data=shared)
+        return np.asarray(out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])[0])
+
+    side.head = head
+    obs, normalized = side.steps("obs"), side.steps("env_to_module")
+    if obs and all(np.asarray(o).shape == np.asarray(z).shape and np.allclose(o, z) for o, z in zip(obs, normalized)):
+        side.stateless = True  # its env_to_module passes observations through: the head is the whole policy
+        side.stepper = lambda: _Stateless(head)
+
+
+def _rsl(side: Side, pr: Probe) -> None:
+    """rsl_rl's runner and TorchScript export: normalizer, MLP and the deterministic (or sampled) output."""
+    import torch
+
+    path = pr.path
+    model = getattr(path, "policy", None)
+    module = getattr(path, "module", None)
+    space = getattr(getattr(path.env, "envs", [None])[0], "action_space", None)
+    side.action_space = space
+
+    def as_row(fn: Callable[[Any], Any]) -> Callable[[np.ndarray], np.ndarray]:
+        def run(x: np.ndarray) -> np.ndarray:
+            with torch.no_grad():
+                out = fn(torch.as_tensor(np.asarray(x, dtype=np.float32))[None])
+            return out[0].detach().cpu().numpy()
+        return run
+
+    if model is not None and hasattr(model, "mlp"):
+        dist, sample = model.distribution, bool(path.explore)
+
+        def out_of(mlp_out):
+            if dist is None:
+                return mlp_out
+            if sample:
+                dist.update(mlp_out)
+                return dist.sample()
+            return dist.deterministic_output(mlp_out)
+
+        side.head = as_row(lambda z: out_of(model.mlp(z)))
+        policy = as_row(lambda x: out_of(model.mlp(model.obs_normalizer(x))))
+        side.stats = _stats(model.obs_normalizer)
+    elif module is not None and hasattr(module, "mlp"):
+        side.head = as_row(lambda z: module.deterministic_output(module.mlp(z)))
+        policy = as_row(module)
+        side.stats = _stats(module.obs_normalizer)
+    else:
+        return
+    side.stateless = True
+    side.stepper = lambda: _Stateless(policy)
+
+
+def _stats(normalizer: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    try:
+        mean, std = normalizer._mean, normalizer._std
+    except AttributeError:  # no normalizer (Identity)
+        return None
+    return mean.detach().cpu().numpy().reshape(-1), std.detach().cpu().numpy().reshape(-1)
+
+
+def reachable_modules(obj: Any, depth: int = 4) -> list[Any]:
+    """torch nn.Modules reachable from `obj` (attributes, lists, dicts), outermost first."""
+    import torch
+
+    found: list[Any] = []
+    seen: set[int] = set()
+
+    def visit(o: Any, level: int) -> None:
+        if o is None or id(o) in seen or level > depth or isinstance(o, (str, bytes, int, float, np.ndarray)):
+            return
+        seen.add(id(o))
+        if isinstance(o, torch.nn.Module):
+            found.append(o)
+            return
+        children: list[Any] = []
+        if hasattr(o, "__dict__") and not isinstance(o, type):
+            children.extend(vars(o).values())
+        if isinstance(o, (list, tuple)):
+            children.extend(o)
+        if isinstance(o, dict):
+            children.extend(o.values())
+        for child in children:
+            visit(child, level + 1)
+
+    visit(obj, 0)
+    return found
