@@ -10,7 +10,7 @@ from conftest import CARTPOLE, wait_until
 from engine_helpers import plan_for
 
 from tui_eval import stall
-from tui_eval.headless import run_headless
+from tui_eval.runtime.headless_run import run_headless
 from tui_eval.session import start_engine
 from tui_eval.stall import StallWatch, silence_line
 
