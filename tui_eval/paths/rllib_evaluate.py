@@ -121,6 +121,8 @@ class RllibEvaluatePath(InferencePath):
         # The Algorithm sets RLlib's log level from its config; its warnings about evaluation durations do
         # not apply to calls whose episodes carry on across calls.
         logging.getLogger("ray.rllib").setLevel(logging.ERROR)
+        if workers:  # a runner that dies is reported by the path, with its seeds; not as RLlib's traceback too
+            logging.getLogger("ray.rllib.utils.actor_manager").setLevel(logging.CRITICAL)
         self._sync_like_evaluate()
         where = f"{workers} remote evaluation EnvRunners" if workers else "a local evaluation EnvRunner"
         self.description = (f"Algorithm.from_checkpoint + Algorithm.evaluate() (evaluation config as RLlib merges "
