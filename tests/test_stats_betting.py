@@ -1,6 +1,6 @@
 """The hedged betting confidence sequence (Waudby-Smith & Ramdas 2023) and its intersection with the
 guarded asymptotic CS: the paper's reference formulas, incremental = vectorised, narrower than
-PrPl-EB (the paper's Fig. 4), and coverage under a look after every episode on the shapes users meet,
+PrPl-EB (as the paper's simulations show), and coverage under a look after every episode on the shapes users meet,
 with and without bounds. Sized to run in a few seconds; `bench/bench_stats.py --power` runs more.
 """
 
@@ -69,11 +69,11 @@ def test_incremental_updates_equal_one_vectorised_pass():
 
 
 def test_narrower_than_prpl_eb_as_in_the_paper():
-    """Waudby-Smith & Ramdas (2023), Fig. 4: the hedged capital CS is tighter than PrPl-EB."""
+    """Waudby-Smith & Ramdas (2023): the hedged capital CS is tighter than PrPl-EB."""
     x = np.random.default_rng(6).beta(2, 5, (50, 1000))
     blo, bhi = hedged_betting_cs(x)
     plo, phi = prpl_eb_cs(x, 0, 1, ALPHA, intersect=True)
-    for n, share in ((30, 0.8), (100, 0.9), (1000, 1.0)):  # most at small n, as in the figure
+    for n, share in ((30, 0.8), (100, 0.9), (1000, 1.0)):  # most at small n
         assert (bhi - blo)[:, n - 1].mean() < share * (phi - plo)[:, n - 1].mean()
 
 

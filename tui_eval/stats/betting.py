@@ -7,14 +7,14 @@ For data y_i in [0, 1] and a candidate mean m, the hedged capital process
 
 is a nonnegative martingale with K_0 = 1 when m is the true mean, so by Ville's inequality
 P(exists t: K_t(mu) >= 1/alpha) <= alpha, and ``C_t = {m : K_s(m) < 1/alpha for all s <= t}`` is a
-(1-alpha) confidence sequence (the running intersection; Waudby-Smith & Ramdas 2023, Theorem 3 and
-Sec. 4.2). The bets are their predictable plug-in ones (eq. (26)-(27)):
+(1-alpha) confidence sequence (the running intersection; Waudby-Smith & Ramdas 2023, Sec. 4, the
+hedged capital process). The bets are their predictable plug-in ones:
 
     l_t = sqrt(2 log(2/alpha) / (s2_{t-1} t log(1 + t))),  l+_t(m) = min(l_t, c/m),  l-_t(m) = min(l_t, c/(1-m)),
 
 with s2_t = (1/4 + sum_{i<=t} (y_i - mu_i)^2)/(t + 1) and mu_t = (1/2 + sum_{i<=t} y_i)/(t + 1) (the
-same plug-ins as PrPl-EB), c = 1/2, theta = 1/2. They show it is narrower than PrPl-EB (their Fig. 4
-and 8). The set is found on a grid of candidate means ("grid method", their Sec. 5; the `confseq`
+same plug-ins as PrPl-EB), c = 1/2, theta = 1/2. They show it is narrower than PrPl-EB (their
+simulations). The set is found on a grid of candidate means ("grid method"; the `confseq`
 package's `hedged_cs`): the reported interval is the hull of the grid points never rejected, widened
 by one grid step on each side.
 
@@ -46,7 +46,7 @@ def plug_in_bets(y: np.ndarray, t0: int, sum_y, q, s2_prev, alpha: float):
 
     `sum_y`, `q`, `s2_prev` (per run): the sum of earlier values, the sum of their squared
     deviations from the running regularised mean, and s2 after them (1/4 before any). Returns
-    ``(bets, sum_y, q, s2)`` after the batch. Waudby-Smith & Ramdas (2023), eq. (26)-(27).
+    ``(bets, sum_y, q, s2)`` after the batch. Waudby-Smith & Ramdas (2023), Sec. 4.
     """
     k = y.shape[-1]
     t = np.arange(t0 + 1, t0 + k + 1, dtype=float)
