@@ -12,9 +12,9 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from tui_eval.engine_feed import PathFeed
+from tui_eval.engine_schedule import PathSchedule
 from tui_eval.errors import first_line
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, PathNotice, StateChanged
 from tui_eval.feed import Heartbeat, Seed
@@ -27,24 +27,6 @@ from tui_eval.store import RunLog
 
 MAX_RESTARTS = 3
 Subscriber = Callable[[Event], None]
-
-
-@dataclass(eq=False)
-class _PathState:
-    """What the engine keeps for one path (its worker, its place in the seed schedule, its failures)."""
-
-    block: int = 0  # index into Engine.blocks of the block the path walks
-    cursor: int = 0  # the next new seed of that block
-    started: int = 0  # new seeds handed out, over all blocks
-    in_flight: set[Seed] = field(default_factory=set)
-    # seeds a failed worker had in flight: handed out again before any new seed, never lost
-    retry: collections.deque[Seed] = field(default_factory=collections.deque)
-    given_back: set[Seed] = field(default_factory=set)  # in `retry`, never started (a remote queue at pause)
-    worker_ident: int | None = None
-    generation: int = 0  # bumped when a frozen worker is abandoned
-    restarts: int = 0
-    steps: int = 0
-    done_at: float | None = None
 
 
 class Engine:
@@ -69,7 +51,7 @@ class Engine:
         self.blocks: list[SeedBlock] = [seeds]
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
-        self._state = {n: _PathState(cursor=seeds.start) for n in self.paths}
+        self._state = {n: PathSchedule(cursor=seeds.start) for n in self.paths}
         self.heartbeat = Heartbeat()  # where the paths' envs note their steps, for the watchdog
         self.frames = FrameHub()  # idle (no rendering) until a viewer asks for frames
         for name, path in self.paths.items():
