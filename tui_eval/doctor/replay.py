@@ -166,6 +166,8 @@ def _policy_stages(path: Any, obs: Any, row: int) -> dict[str, np.ndarray]:
     import torch
 
     model = getattr(path, "policy", None) or getattr(path, "module", None)
+    if any(hasattr(model, part) for part in ("cnns", "cnn")):  # image groups: no flat actor input to show
+        return {}
     if hasattr(path, "_x"):  # an exported policy takes the actor's groups already concatenated
         x = path._x(obs)
     elif model is not None and hasattr(model, "obs_groups"):
@@ -174,7 +176,10 @@ def _policy_stages(path: Any, obs: Any, row: int) -> dict[str, np.ndarray]:
         return {}
     stages = {"obs": _row(x, row)}
     normalizer, mlp = getattr(model, "obs_normalizer", None), getattr(model, "mlp", None)
-    if normalizer is not None and mlp is not None:
+    # a recurrent or CNN actor's MLP takes the memory's or the encoder's output, not the observation:
+    # only an MLP actor's stages can be rebuilt from its parts
+    plain_mlp = not any(hasattr(model, part) for part in ("rnn", "memory", "cnns", "cnn"))
+    if normalizer is not None and mlp is not None and plain_mlp:
         normalized = normalizer(x)
         stages["env_to_module"] = _row(normalized, row)
         stages["module_out"] = _row(mlp(normalized), row)
