@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import ray
+import zoo_envs
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.connectors.env_to_module import FlattenObservations, MeanStdFilter, PrevActionsPrevRewards
 from ray.rllib.connectors.env_to_module.frame_stacking import FrameStackingEnvToModule
@@ -22,8 +23,6 @@ from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.examples.envs.classes.cartpole_with_dict_observation_space import CartPoleWithDictObservationSpace
 from ray.rllib.examples.envs.classes.stateless_cartpole import StatelessCartPole
-
-import zoo_envs
 
 MLP = DefaultModelConfig(fcnet_hiddens=[8])
 CNN = DefaultModelConfig(conv_filters=[[4, [2, 2], 1]], head_fcnet_hiddens=[8])

@@ -7,8 +7,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.paths.base import Emit, InferencePath
@@ -45,7 +43,8 @@ num_envs, wrappers=[lambda env: GuardedEnv(
             env, feed=relay, success_key=success_key, step_timeout=step_timeout)])
         self.num_envs = num_envs
         reason = "--generic-connectors" if generic_connectors else why_not_fusable(
-            self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space)
+            self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space,
+            self.env.single_action_space)
         self.fused: FusedPipelines | None = (
             None if reason else FusedPipelines(self.module, self.module_to_env, self.device))
         mode = ("stock pipelines fused into batched calls" if self.fused
