@@ -57,7 +57,7 @@ def bare_loop(kind, num_envs: int, episodes: int):
     env = kind.env.make_vec(num_envs, wrappers=[lambda e: GuardedEnv(e, feed=feed)])
 
     stateful = module.is_stateful()
-    initial = {k: v.unsqueeze(0).repeat(num_envs, 1) for k, v in module.get_initial_state().items()} \
+    initial = {k: v.unsqueeze(0).repeat(num_envs, *([1] * v.dim())) for k, v in module.get_initial_state().items()} \
         if stateful else {}
 
     def forward(obs, state):
