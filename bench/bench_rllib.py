@@ -14,6 +14,8 @@ Contenders, all on the same envs count, explore off (discrete actions: greedy = 
               long episodes per round (pixels) this understates the path.
   plain       a plain Algorithm.evaluate() call of the same number of episodes, on the same envs count: it
               stops at the first N episodes to finish, whichever they are (short ones finish first)
+A recurrent checkpoint (e.g. `python tests/zoo_connectors.py DIR lstm`, then `--checkpoint DIR/lstm` with
+tests/ on PYTHONPATH): the bare loop carries the state rows itself, `generic` runs RLlib's state pieces.
 Steps are counted for finished episodes only, for every contender. Targets: evaluate >= 0.9x plain,
 connectors >= 0.8x bare.
 """
@@ -54,14 +56,29 @@ def bare_loop(kind, num_envs: int, episodes: int):
     feed = ListFeed(range(SEED0, 2**31))
     env = kind.env.make_vec(num_envs, wrappers=[lambda e: GuardedEnv(e, feed=feed)])
 
+    stateful = module.is_stateful()
+    initial = {k: v.unsqueeze(0).repeat(num_envs, *([1] * v.dim())) for k, v in module.get_initial_state().items()} \
+        if stateful else {}
+
+    def forward(obs, state):
+        """A recurrent module gets a time axis of one and its state rows (reset at an episode's start)."""
+        tensor = torch.from_numpy(obs)
+        if not stateful:
+            return module._forward_inference({Columns.OBS: tensor})[Columns.ACTION_DIST_INPUTS], state
+        out = module._forward_inference({Columns.OBS: tensor.unsqueeze(1), Columns.STATE_IN: state})
+        return out[Columns.ACTION_DIST_INPUTS][:, 0], out[Columns.STATE_OUT]
+
     def run() -> int:
         obs, _ = env.reset()
         done_episodes = steps = 0
         lengths = np.zeros(num_envs, dtype=int)
+        state = {k: v.clone() for k, v in initial.items()}
         while done_episodes < episodes:
             with torch.no_grad():
-                logits = module._forward_inference({Columns.OBS: torch.from_numpy(obs)})[Columns.ACTION_DIST_INPUTS]
+                logits, state = forward(obs, state)
             obs, _, terminated, truncated, _ = env.step(logits.argmax(-1).numpy())
+            for key in state:  # rows whose step was an autoreset start an episode
+                state[key][lengths < 0] = initial[key][lengths < 0]
             lengths += 1
             for i in np.flatnonzero(terminated | truncated):
                 steps += int(lengths[i])

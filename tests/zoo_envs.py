@@ -5,10 +5,11 @@ CartPole; its `RandomEnv` has arbitrary spaces but ignores reset seeds, so it ca
 seed. These wrap Gymnasium's CartPole (seeded by `reset(seed=...)`) and only re-encode what it sees and
 how it is told to push:
 
-- observations: `box` (the state stretched to [-1, 1]: a small untrained policy's actions then depend on what
-  it sees, unlike on CartPole's small raw numbers), `tuple` (with a MultiDiscrete part), `multidiscrete`, `multibinary`, `dict` (with a
-  MultiBinary part) (keys deliberately not sorted: the env's
-  own order, an OrderedDict) or `channel` (a (2, 2, 1) Box: an image of one channel, which FrameStackingEnvToModule stacks);
+- observations: `box` (the state stretched to [-1, 1]: a small untrained policy's actions then depend on
+  what it sees, unlike on CartPole's small raw numbers), `tuple` (with a MultiDiscrete part),
+  `multidiscrete`, `multibinary`, `dict` (with a MultiBinary part; keys deliberately not sorted: the env's
+  own order, an OrderedDict) or `channel` (a (2, 2, 1) Box: an image of one channel, which
+  FrameStackingEnvToModule stacks);
 - actions: `discrete`, `multidiscrete`, `multibinary`, `tuple`, `dict` (each decoded to push left/right).
 """
 

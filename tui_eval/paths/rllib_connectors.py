@@ -43,7 +43,8 @@ num_envs, wrappers=[lambda env: GuardedEnv(
             env, feed=relay, success_key=success_key, step_timeout=step_timeout)])
         self.num_envs = num_envs
         reason = "--generic-connectors" if generic_connectors else why_not_fusable(
-            self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space)
+            self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space,
+            self.env.single_action_space)
         self.fused: FusedPipelines | None = (
             None if reason else FusedPipelines(self.module, self.module_to_env, self.device))
         mode = ("stock pipelines fused into batched calls" if self.fused

@@ -10,7 +10,7 @@ module's stock state pieces are kept as a batch of state tensors: AddStatesFromE
 an episode's first step `get_initial_state()` and every later one the STATE_OUT of its previous step
 (through numpy and back: the same float32 values), AddTimeDimToBatchAndZeroPad puts a time axis of
 one on the observations, RemoveSingleTsTimeRankFromBatch takes it off the actions. Anything else (any
-other piece, RLlib's or the user's; structured observations) runs the pipelines step by step.
+other piece, RLlib's or the user's; structured observations or actions) runs the pipelines step by step.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ STOCK_MODULE_TO_ENV = {
 }
 
 
-def why_not_fusable(env_to_module, module_to_env, module, observation_space) -> str | None:
+def why_not_fusable(env_to_module, module_to_env, module, observation_space, action_space=None) -> str | None:
     """None when the pipelines can be fused; else a short reason for running them generically."""
     import gymnasium as gym
 
@@ -39,6 +39,8 @@ def why_not_fusable(env_to_module, module_to_env, module, observation_space) -> 
                 return f"non-stock connector {type(connector).__name__}"
     if not isinstance(observation_space, gym.spaces.Box):
         return f"{type(observation_space).__name__} observations"
+    if action_space is not None and not isinstance(action_space, (gym.spaces.Box, gym.spaces.Discrete)):
+        return f"{type(action_space).__name__} actions"  # per-item unsquashing of structures: not batched here
     return None
 
 
@@ -117,8 +119,8 @@ class FusedPipelines:
                 actions = (dist if explore else dist.to_deterministic()).sample()
         actions = actions.numpy() if type(actions) is torch.Tensor and actions.device.type == "cpu" \
             else convert_to_numpy(actions)  # TensorToNumpy
-        if self.stateful:  # RemoveSingleTsTimeRankFromBatch
-            actions = actions[:, 0]
+        if self.stateful:  # RemoveSingleTsTimeRankFromBatch (actions are one array: Box or Discrete)
+            actions = np.asarray(actions)[:, 0]
         if self.action_struct is not None and self.normalize_actions:  # NormalizeAndClipActions
             return actions, unsquash_action(actions, self.action_struct)
         if self.action_struct is not None and self.clip_actions:
