@@ -14,11 +14,9 @@ the cfg's `seed` counting up (one seed per episode), far below the held-out bloc
 from __future__ import annotations
 
 import argparse
-import itertools
 import shutil
 import sys
 import time
-from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +25,9 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from rsl_training import CountingFeed, TrainEnv  # noqa: E402  (beside this script)
+
 from tui_eval.paths.rsl_model import quiet  # noqa: E402
-from tui_eval.paths.rsl_vecenv import GymVecEnv  # noqa: E402
 
 ENV_ID = "PointGoal-v0"
 SEED = 42
@@ -65,32 +64,6 @@ CFG = {
 }
 
 
-class CountingFeed:
-    """Seeds for training episodes: `SEED`, `SEED + 1`, ... (tui-eval's SeedFeed protocol)."""
-
-    cancelled = False
-    heartbeat = None
-
-    def __init__(self) -> None:
-        self._seeds = itertools.count(SEED)
-
-    def take(self) -> tuple[int, int]:
-        return next(self._seeds), 0
-
-
-class TrainEnv(GymVecEnv):
-    """The adapter, remembering recent episodes' success for the progress line."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.recent: deque[bool] = deque(maxlen=200)
-
-    def step(self, actions):
-        out = super().step(actions)
-        self.recent.extend(bool(end.success) for end in self.finished)
-        return out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "rsl_pointgoal"))
@@ -110,7 +83,7 @@ def main() -> None:
     (out / "params").mkdir(parents=True, exist_ok=True)
 
     env = TrainEnv(ENV_ID, {}, args.num_envs, "cpu")
-    env.begin(CountingFeed())
+    env.begin(CountingFeed(SEED))
     runner_cfg = {k: v for k, v in CFG.items() if k != "tui_eval_env"}
     with quiet():
         runner = OnPolicyRunner(env, runner_cfg, log_dir=None, device="cpu")
