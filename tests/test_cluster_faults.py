@@ -42,7 +42,7 @@ def cluster():
     made.wait_for_nodes()
     ray.init(address=made.address, log_to_driver=False, configure_logging=False)
     yield made
-    ray.shutdown()
+    stop_ray()  # keeps Tune's registrations for the modules after this one
     made.shutdown()
     if previous is None:
         os.environ.pop("PYTHONPATH", None)

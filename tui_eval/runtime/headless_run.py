@@ -20,8 +20,10 @@ from .owner import RunOwner
 
 
 def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: str | None = None,
-                 fail_on_differ: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Run `engine` to its end with progress on `err`; the summary table on `out`. Returns the exit code."""
+                 fail_on_differ: bool = False, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run `engine` to its end with progress on `err`; the summary table on `out`. Returns the exit code.
+    `out`/`err` default to the streams of the moment of the call (not of the import: a test may swap them)."""
+    out, err = out or sys.stdout, err or sys.stderr
     events: queue.Queue[Event] = queue.Queue()
     engine.subscribe(events.put)
     interrupted: list[float] = []
