@@ -222,3 +222,20 @@ def test_isaac_lab_cfg_dumps_of_recurrent_models_normalise_to_5x():
     del old["policy"]["rnn_hidden_dim"]
     cfg = normalise_cfg(old, notes)
     assert cfg["actor"]["rnn_hidden_dim"] == cfg["critic"]["rnn_hidden_dim"] == 48
+
+
+def test_the_doctor_replays_a_recurrent_actor_and_finds_nothing_on_faithful_paths(lstm_checkpoint, tmp_path):
+    """runner vs jit on an LSTM actor: the replay records each path's input and actions (no MLP stages rebuilt
+    from parts a recurrent actor lacks), the paths agree, and there is no finding."""
+    import json
+
+    from conftest import cli
+
+    out = tmp_path / "diagnosis.json"
+    proc = cli("diagnose", lstm_checkpoint, "--paths", "runner,jit", "--episodes", "2", "--json", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert report["findings"] == []
+    for name in ("runner", "jit"):
+        stages = report["replay"]["paths"][name]["stages"]
+        assert "action_for_env" in stages and "module_out" not in stages, stages
