@@ -229,3 +229,21 @@ async def test_layout_without_engine(tmp_path, size):
         assert app.query_one(Histograms).display == (size[1] < 32)
         await pilot.press("q")
     assert app.return_value == 0
+
+
+async def test_until_decided_ends_the_live_run_and_says_what_was_decided(tmp_path, apps):
+    """`--until-decided` in the app: the run ends at the answer, and the status line says which, after how
+    many pairs (a sampling `vs` path differs from the greedy one on the first seeds)."""
+    from conftest import CARTPOLE
+
+    plan = live_plan(tmp_path, "--paths", "connectors,vs", "--vs", str(CARTPOLE), "--explore", "vs=on",
+                     "--until-decided", "--episodes", "400")
+    app = EvalApp(plan)
+    apps.append(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.engine is not None and app.engine.state == "done", timeout=120,
+                       what="the run to end at its answer")
+        said = await wait_for(pilot, lambda: next((m for m in app.query_one(StatusLine).messages
+                                                   if m.startswith("done: verdict")), None), what="the status line")
+        assert "differ after" in said and "stopped early" in said, said
+        assert episodes(app) < 2 * 400

@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from tui_eval.decide import decision_line
 from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, PathNotice, StateChanged
 from tui_eval.stall import EngineSilence
 from tui_eval.void import void_reason
@@ -262,6 +263,9 @@ class RunView(Screen):
         elif state == "running":
             self.say("running")
         elif state == "done":
-            self.say("done: every path finished; press q to quit and print the summary", style="bold")
+            source = self.host.source
+            decided = decision_line({"decision": source.meta().get("decision")}) if source is not None else None
+            ended = f"done: {decided}" if decided else "done: every path finished"  # --until-decided / the gate
+            self.say(f"{ended}; press q to quit and print the summary", style="bold")
         elif state == "stopping":
             self.say("stopping: episodes in flight are dropped, finished ones are in the log")
