@@ -122,3 +122,18 @@ def test_gate_undecided_at_the_budget_exits_5(tmp_path, capsys):
     decision = json.loads((tmp_path / "s.json").read_text())["decision"]
     assert decision["answer"] == "undecided" and decision["pairs"] == 3 and not decision["stopped_early"]
     assert "gate: undecided after 3 pairs (the budget)" in proc.stdout
+
+
+def test_a_void_comparison_decides_nothing_even_when_an_answer_was_noted_before_the_failure():
+    """A path given up voids the comparison: the summary's decision says so, never the answer noted from the
+    failed path's episodes (the table's decision line says none)."""
+    from tui_eval.decide import decision_line, decision_summary
+    from tui_eval.void import voided
+
+    comparison = {"a": "connectors", "b": "vs", "paired": 12, "verdict": "differ", "diff_cs95": [-40.0, -30.0]}
+    meta = {"spec": {"until_decided": True, "episodes": 100},
+            "decision": {"rule": "verdict", "answer": "differ", "pairs": 12, "stopped_early": True}}
+    assert decision_summary(meta, comparison)["answer"] == "differ"  # not void: the noted answer stands
+    void = decision_summary(meta, voided(comparison, "path vs failed and was given up (boom)"))
+    assert void["answer"] == "void" and not void["stopped_early"]
+    assert decision_line({"decision": void}) == "verdict: none (a path was given up: the comparison is void)"

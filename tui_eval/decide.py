@@ -26,6 +26,7 @@ from typing import Any
 from tui_eval.exit_codes import EXIT_DIFFER, EXIT_OK, EXIT_UNDECIDED
 from tui_eval.lifecycle import RunMeta
 from tui_eval.spec import BadInput, RunSpec
+from tui_eval.void import VOID, void_reason
 
 __all__ = ["EXIT_NOT_WORSE", "EXIT_WORSE", "EXIT_UNDECIDED", "decision_options", "gate_answer", "answer",
            "decision_summary", "gate_exit_code", "decision_line", "check_gate_paths", "DecisionWatch",
@@ -122,6 +123,10 @@ def decision_summary(meta: dict[str, Any], comparison: dict[str, Any] | None) ->
     spec = meta.get("spec") or {}
     if not (spec.get("until_decided") or _gated(spec)):
         return None
+    if comparison is not None and comparison.get("verdict") == VOID:  # a path given up decides nothing
+        return {"rule": "gate" if _gated(spec) else "verdict", "answer": VOID, "pairs": comparison.get("paired"),
+                "stopped_early": False, "budget": spec.get("episodes"), "fail_if_worse": spec.get("fail_if_worse"),
+                "fail_if_worse_success": spec.get("fail_if_worse_success")}
     noted = meta.get("decision")
     if noted:
         return dict(noted)
@@ -146,6 +151,8 @@ def decision_line(summary: dict[str, Any]) -> str | None:
     if not d:
         return None
     what = "gate" if d.get("rule") == "gate" else "verdict"
+    if d.get("answer") == VOID:
+        return f"{what}: none (a path was given up: the comparison is void)"
     if d.get("answer") == "undecided":
         return f"{what}: undecided after {d.get('pairs')} pairs (the budget)"
     how = "stopped early" if d.get("stopped_early") else "at the end"
@@ -177,6 +184,8 @@ class DecisionWatch:
 
     def check(self) -> dict[str, Any] | None:
         """One look at the comparison; the decision when there is one (noted once)."""
+        if void_reason(self.engine.errors):  # a path was given up: its episodes decide nothing
+            return self.decided
         summary = self.engine.comparison_now()
         comparison = None if summary is None else summary.to_json()
         found = answer(self.spec, comparison)
