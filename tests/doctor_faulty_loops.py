@@ -59,6 +59,11 @@ class Clipped(ModulePolicy):
         return np.clip(super().for_env(action), -0.5, 0.5)  # rsl_rl-style clip_actions=0.5 on a ±2 env
 
 
+class RawActions(ModulePolicy):
+    def for_env(self, action):
+        return action  # the module's Columns.ACTIONS, not unsquashed to the env's ±2 (ACTIONS_FOR_ENV)
+
+
 class Scaled(ModulePolicy):
     def for_env(self, action):
         return 0.8 * super().for_env(action)  # another action scale
@@ -128,6 +133,10 @@ def sampling(checkpoint: str, *, explore: bool, device: str):
 
 def clipped(checkpoint: str, *, explore: bool, device: str):
     return Clipped(checkpoint)
+
+
+def raw_actions(checkpoint: str, *, explore: bool, device: str):
+    return RawActions(checkpoint)
 
 
 def scaled(checkpoint: str, *, explore: bool, device: str):

@@ -61,6 +61,9 @@ def test_rsl_rl_export_with_a_faulty_normalizer_is_named_with_its_proof(tmp_path
      "with its torch module switched to eval mode (it holds Dropout in train mode), `train_mode`'s action equals"),
     ("clipped", "`clipped` clips its actions where `connectors` does not",
      "`connectors`'s actions clipped to ±0.5 equal `clipped`'s at steps"),
+    ("raw_actions", "path `raw_actions` sends the module's `action` to the env; `connectors` sends the action for "
+     "the env", "unsquashed from [-1, 1] to the action space's bounds [[-2.0], [2.0]], `raw_actions`'s actions equal "
+     "`connectors`'s at steps 0-19"),
     ("scaled", "`scaled` scales its actions by another factor", "`connectors`'s actions times 0.8 equal `scaled`'s"),
     ("swapped_observation", "`swapped_observation` gives its policy the observation's parts in another order",
      "with the observation's elements 0 and 1 swapped, `swapped_observation`'s action equals `connectors`'s"),

@@ -34,11 +34,10 @@ def prove(found: list[Finding], sides: Sides, a: str, b: str, div: Divergence, s
     topic, or as a finding of its own; the 'unexplained' fallback goes when a probe explains the divergence."""
     if div.kind != "action" or div.step is None:
         return found
-    skip = ("action not unsquashed",) if div.stage_match else ()
     started = time.perf_counter()
     side_a, side_b = sides[a], sides[b]
     notes += [n for s in (side_a, side_b) for n in s.notes]
-    proven, probe_notes = run_probes(side_a, side_b, div.step, skip)
+    proven, probe_notes = run_probes(side_a, side_b, div.step)
     sides.seconds += time.perf_counter() - started
     notes += probe_notes
     if proven is None:
