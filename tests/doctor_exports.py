@@ -14,20 +14,27 @@ import torch
 def faulty_export(run: Path, out: Path, change: Callable[[Any], None]) -> Path:
     """A copy of the rsl_rl run `run` (its model_*.pt and params/) with `change` applied to the TorchScript
     export; returns the copied checkpoint."""
-    from tui_eval.kinds import load_kind
-    from tui_eval.spec import RunSpec
-
     shutil.copytree(run, out)
     checkpoint = next(out.glob("model_*.pt"))
     (out / "exported" / "policy.pt").unlink()
-    kind: Any = load_kind(RunSpec(checkpoint=str(checkpoint), num_envs=1))
+    return export_next_to(checkpoint, change)
+
+
+def export_next_to(checkpoint: Path, change: Callable[[Any], None] = lambda export: None, **spec: Any) -> Path:
+    """rsl_rl's own `as_jit()` export of the checkpoint's actor, changed by `change`, saved as
+    `exported/policy.pt` next to it (as Isaac Lab's play script writes it); returns the checkpoint."""
+    from tui_eval.kinds import load_kind
+    from tui_eval.spec import RunSpec
+
+    kind: Any = load_kind(RunSpec(checkpoint=str(checkpoint), num_envs=1, **spec))
     path: Any = kind.build_path("runner", False)
     try:
         export = path.policy.as_jit()
     finally:
         path.close()
     change(export)
-    torch.jit.script(export.to("cpu")).save(str(out / "exported" / "policy.pt"))
+    (checkpoint.parent / "exported").mkdir(exist_ok=True)
+    torch.jit.script(export.to("cpu")).save(str(checkpoint.parent / "exported" / "policy.pt"))
     return checkpoint
 
 

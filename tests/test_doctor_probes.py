@@ -104,3 +104,68 @@ def test_float64_where_the_other_path_rounds_to_float32_is_named_with_its_proof(
     top = d.findings[0]
     assert top.cause.startswith("`float64` computes on the float64 observation where `float32` rounds it to float32")
     assert "proof: with the float64 observation rounded to float32" in top.evidence
+
+
+RSL_LOOPS = ROOT / "tests" / "doctor_rsl_loops.py"
+POINT_GOAL = ("--env", "PointGoal-v0", "--env-config", '{"max_episode_steps": 25}')
+
+
+@pytest.fixture(scope="module")
+def rsl_lstm(tmp_path_factory) -> Path:
+    """A tiny LSTM actor trained here, with rsl_rl's own TorchScript export next to it (exported/policy.pt)."""
+    import json
+
+    from doctor_exports import export_next_to
+    from rsl_train import recurrent_cfg, train
+
+    config = json.loads(POINT_GOAL[3])
+    checkpoint = train(tmp_path_factory.mktemp("lstm"), recurrent_cfg("lstm"), "PointGoal-v0", config)
+    return export_next_to(checkpoint, env_id="PointGoal-v0", env_config=config)
+
+
+def rsl_loops(checkpoint: Path, tmp_path: Path, *names: str, seed: int | None = None):
+    args = [a for n in names if n.startswith("export_loop") for a in ("--path", f"{n}={RSL_LOOPS}:{n}")]
+    return diagnose(checkpoint, tmp_path, *POINT_GOAL, "--paths", ",".join(names), *args, seed=seed)
+
+
+@pytest.mark.parametrize("ref, sus, cause, proof, step", [
+    ("runner", "export_loop_reset_every_step", "`export_loop_reset_every_step` resets its recurrent state on every step",
+     "with its recurrent state reset before every step, `runner` gives the actions `export_loop_reset_every_step` "
+     "sent at steps 1-", 1),
+    ("jit", "export_loop_reset_every_step", "`export_loop_reset_every_step` resets its recurrent state on every step",
+     "with its recurrent state reset before every step, `jit` gives the actions", 1),
+    ("runner", "export_loop_carried_over", "`export_loop_carried_over` carries its recurrent state over from one "
+     "episode to the next", "built afresh, `export_loop_carried_over` gives `runner`'s actions at steps 0-19", 0),
+], ids=["runner-reset-every-step", "jit-reset-every-step", "runner-carried-over"])
+def test_an_rsl_rl_recurrent_export_deployed_with_its_state_handled_wrong_is_named(rsl_lstm, tmp_path, ref, sus,
+                                                                                   cause, proof, step):
+    d = rsl_loops(rsl_lstm, tmp_path, ref, sus)  # the batch first: a state carried over needs earlier episodes
+    top = d.findings[0]
+    assert top.cause.startswith(cause) and "proof: " + proof in top.evidence, top
+    assert top.step == step and d.replay["probes"]["paths"][ref] == ["stepper"]
+
+
+def test_an_rsl_rl_recurrent_export_deployed_right_has_no_findings(rsl_lstm, tmp_path):
+    d = rsl_loops(rsl_lstm, tmp_path, "runner", "export_loop")
+    assert d.findings == [] and d.replay["pairs"][0]["kind"] == "none" and len(d.batch["export_loop"]) == 2
+
+
+def test_an_rsl_rl_export_loop_without_the_env_cfgs_clip_actions_is_named(tmp_path):
+    """The agent cfg's clip_actions (applied by the env wrapper, as Isaac Lab's) clips the runner's actions; a
+    deployment loop that calls exported/policy.pt and sends its output as it is does not clip."""
+    import shutil
+
+    import yaml
+    from tui_eval.demos import demo_checkpoint
+
+    run = tmp_path / "run"
+    shutil.copytree(Path(demo_checkpoint("rsl_rl")).parent, run)
+    cfg = yaml.safe_load((run / "params" / "agent.yaml").read_text())
+    (run / "params" / "agent.yaml").write_text(yaml.safe_dump({**cfg, "clip_actions": 0.3}))
+    checkpoint = next(run.glob("model_*.pt"))
+    d = diagnose(checkpoint, tmp_path, "--paths", "runner,export_loop", "--path",
+                 f"export_loop={RSL_LOOPS}:export_loop", seed=SEED)
+    top = d.findings[0]
+    assert top.cause.startswith("`runner` clips its actions where `export_loop` does not"), top
+    assert "proof: `export_loop`'s actions clipped to ±0.3 equal `runner`'s at steps 0-" in top.evidence
+    assert "clip_actions" in top.fix and d.replay["pairs"][0]["values"]["runner"] == [-0.3, -0.3]

@@ -83,11 +83,13 @@ class Pair:
 
 
 def _stage_match(p: Pair) -> None:
-    """The module's raw action sent to the env."""
+    """The module's raw action sent to the env, where the other path runs RLlib's module_to_env."""
     m = p.div.stage_match
     if not (m and m["path"] in p.names and m["of"] in p.names):
         return
     sender, other = m["path"], m["of"]
+    if "module_to_env pieces" not in p.facts.get(other, {}):  # no RLlib pipeline: the action probes tell
+        return
     p.add(f"path `{sender}` sends the module's `{m['stage']}` to the env; `{other}` sends the action for the env "
           "(after module_to_env: unsquashed to the env's bounds / clipped)",
           f"at step {p.div.step} `{sender}`'s env action equals `{other}`'s `{m['stage']}` stage",

@@ -8,7 +8,7 @@ inputs), `action` (sampled or greedy, as the module gave it), `action_for_env` (
 rsl_rl's paths run themselves on the seed; for the live world they record the actor's input (`obs`), the
 observation normalizer's output (`env_to_module`), the MLP's output (`module_out`) where the policy
 exposes them (the runner's model and a TorchScript export do, an ONNX session does not), the policy's
-action and the action sent to the env.
+action and the action sent to the env (clipped to the agent cfg's `clip_actions` where the env clips).
 A custom path's loop is replayed as it is; only the actions it sent to the env are recorded.
 """
 
@@ -137,10 +137,13 @@ def _replay_vecenv(p: Probe, seed: int) -> Trace:
             trace.stages["action"].append(_row(actions, row))
         return actions
 
+    clip = getattr(env, "clip_actions", None)  # GymVecEnv clips inside step, as Isaac Lab's wrapper does
+
     def recording_step(actions):
         row = live_row()
         if row is not None:
-            trace.stages["action_for_env"].append(_row(actions, row))
+            sent = _row(actions, row)
+            trace.stages["action_for_env"].append(sent if clip is None else np.clip(sent, -clip, clip))
         return step(actions)
 
     env.step, path._act = recording_step, recording_act

@@ -5,7 +5,9 @@ once more on inputs the doctor chooses:
 
 - `stepper()`: a copy of the policy as it stood at the start of the replayed episode (an object with
   `reset()` and `act(obs)`, `obs` as the trace's `obs` stage holds it, returning the action the path
-  sends to the env); built-in paths are stateless, an act-form custom path is deep-copied;
+  sends to the env); built-in MLP paths are stateless, a built-in recurrent one (rsl_rl's runner or
+  TorchScript export, RLlib's LSTM module) starts from its initial state as the path does at an
+  episode's start, an act-form custom path is deep-copied;
 - `fresh()`: the policy built afresh (a custom path's factory called again);
 - `head(z)`: the action from an already normalized observation (the `env_to_module` stage);
 - `logits(z)`: the module's output (`module_out`) from the `env_to_module` stage;
@@ -167,13 +169,19 @@ def _rsl(side: Side, pr: Probe) -> None:
     space = getattr(getattr(path.env, "envs", [None])[0], "action_space", None)
     side.action_space = space
 
+    clip = getattr(path.env, "clip_actions", None)  # what the env applies to every action (agent cfg)
+
     def as_row(fn: Callable[[Any], Any]) -> Callable[[np.ndarray], np.ndarray]:
         def run(x: np.ndarray) -> np.ndarray:
             with torch.no_grad():
                 out = fn(torch.as_tensor(np.asarray(x, dtype=np.float32))[None])
-            return out[0].detach().cpu().numpy()
+            row = out[0].detach().cpu().numpy()
+            return row if clip is None else np.clip(row, -clip, clip)
         return run
 
+    if getattr(path, "recurrent", False):
+        _rsl_recurrent(side, path, clip)
+        return
     if model is not None and hasattr(model, "mlp"):
         dist, sample = model.distribution, bool(path.explore)
 
@@ -196,6 +204,45 @@ def _rsl(side: Side, pr: Probe) -> None:
         return
     side.stateless = True
     side.stepper = lambda: _Stateless(policy)
+
+
+class _Recurrent:
+    """A recurrent rsl_rl policy for one robot, as its TorchScript export runs it: state buffers of batch 1,
+    `reset()` at an episode's start, one call per step (clipped as the path's env clips)."""
+
+    def __init__(self, module: Any, clip: float | None):
+        self.module, self.clip = module, clip
+
+    def reset(self) -> None:
+        self.module.reset()
+
+    def act(self, x: Any) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            out = self.module(torch.as_tensor(np.asarray(x, dtype=np.float32))[None])[0].detach().cpu().numpy()
+        return out if self.clip is None else np.clip(out, -self.clip, self.clip)
+
+
+def _rsl_recurrent(side: Side, path: Any, clip: float | None) -> None:
+    """The runner's RNNModel (its as_jit() copy) or the TorchScript export (a copy with batch-1 state), reset
+    at the replayed episode's start as the path resets it; explore on has no stepper (sampling is not replayed)."""
+    import torch
+
+    model, module = getattr(path, "policy", None), getattr(path, "module", None)
+    if model is not None and hasattr(model, "as_jit") and not path.explore:
+        side.stepper = lambda: _Recurrent(model.as_jit(), clip)
+    elif module is not None and hasattr(module, "reset") and getattr(path, "memory", None) is not None:
+        names = list(path.memory.names)
+
+        def one_robot() -> _Recurrent:
+            copy_ = copy.deepcopy(module)
+            for name in names:
+                buf = getattr(copy_, name)
+                setattr(copy_, name, torch.zeros(buf.shape[0], 1, buf.shape[2], dtype=buf.dtype, device=buf.device))
+            return _Recurrent(copy_, clip)
+
+        side.stepper = one_robot
 
 
 def _stats(normalizer: Any) -> tuple[np.ndarray, np.ndarray] | None:
