@@ -49,6 +49,18 @@ def wait_until(condition, timeout: float = 60.0, interval: float = 0.05):
     raise AssertionError(f"condition not met within {timeout}s")
 
 
+@pytest.fixture(scope="session")
+def zoo(tmp_path_factory) -> Path:
+    """The connector zoo (tests/zoo_connectors.py): tiny real PPO checkpoints, one per connector piece, space and
+    module kind, trained once per session in a subprocess."""
+    out = tmp_path_factory.mktemp("zoo")
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
+    proc = subprocess.run([sys.executable, "zoo_connectors.py", str(out)], cwd=ROOT / "tests", env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
 @pytest.fixture
 def apps():
     """Apps made by a test; their engines are stopped even when the test fails."""

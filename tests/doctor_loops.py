@@ -106,3 +106,41 @@ class StaleStatisticsPolicy:
 
 def stale_statistics_policy(checkpoint: str, *, explore: bool, device: str):
     return StaleStatisticsPolicy(checkpoint)
+
+
+class LstmPolicy:
+    """Act form for an LSTM checkpoint: the module's own state carried from step to step, greedy actions;
+    `reset()` starts each episode from the module's initial state unless `carry_over` (the bug: the state of
+    the last episode starts the next one), or before every step with `reset_every_step` (the other bug)."""
+
+    def __init__(self, checkpoint: str, carry_over: bool = False, reset_every_step: bool = False):
+        self.module, self.carry_over, self.reset_every_step = _module(checkpoint), carry_over, reset_every_step
+        self.state = self.module.get_initial_state()
+
+    def reset(self) -> None:
+        if not self.carry_over:
+            self.state = self.module.get_initial_state()
+
+    def act(self, obs):
+        import tree
+
+        if self.reset_every_step:
+            self.state = self.module.get_initial_state()
+        batch = {Columns.OBS: torch.as_tensor(np.asarray(obs, dtype=np.float32))[None, None],
+                 Columns.STATE_IN: tree.map_structure(lambda s: torch.as_tensor(s)[None], self.state)}
+        with torch.no_grad():
+            out = self.module.forward_inference(batch)
+        self.state = tree.map_structure(lambda s: s[0], out[Columns.STATE_OUT])
+        return int(torch.argmax(out[Columns.ACTION_DIST_INPUTS][0, 0]))
+
+
+def lstm_policy(checkpoint: str, *, explore: bool, device: str):
+    return LstmPolicy(checkpoint)
+
+
+def lstm_carried_over(checkpoint: str, *, explore: bool, device: str):
+    return LstmPolicy(checkpoint, carry_over=True)
+
+
+def lstm_reset_every_step(checkpoint: str, *, explore: bool, device: str):
+    return LstmPolicy(checkpoint, reset_every_step=True)

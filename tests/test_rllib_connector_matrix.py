@@ -4,15 +4,9 @@ off both paths give the same return on every seed."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from engine_helpers import by_seed, run_to_end
 
-TESTS = Path(__file__).resolve().parent
 SEEDS = ("--seeds", "40:46", "--episodes", "6", "--num-envs", "3")
 #: checkpoint -> what the connectors path must say about its pipelines
 MATRIX = {
@@ -24,16 +18,6 @@ MATRIX = {
     "multibinary_obs_tuple_act": "non-stock connector FlattenObservations",  # Tuple actions
     "dict_obs_lstm": "non-stock connector FlattenObservations",  # env's own key order, a MultiBinary part
 }
-
-
-@pytest.fixture(scope="session")
-def zoo(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("zoo")
-    env = dict(os.environ, PYTHONPATH=f"{TESTS.parent}:{TESTS}")
-    proc = subprocess.run([sys.executable, "zoo_connectors.py", str(out)], cwd=TESTS, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
 
 
 @pytest.mark.parametrize("name", list(MATRIX))

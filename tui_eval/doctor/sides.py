@@ -153,10 +153,46 @@ def _rllib(side: Side, pr: Probe) -> None:
         return np.asarray(out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])[0])
 
     side.head = head
+    if module.is_stateful():  # an LSTM: the head alone starts from the initial state on every call
+        side.stepper = lambda: _RllibEpisodeStepper(module, e2m, m2e, spaces, explore)
+        return
     obs, normalized = side.steps("obs"), side.steps("env_to_module")
     if obs and all(np.asarray(o).shape == np.asarray(z).shape and np.allclose(o, z) for o, z in zip(obs, normalized)):
         side.stateless = True  # its env_to_module passes observations through: the head is the whole policy
         side.stepper = lambda: _Stateless(head)
+
+
+class _RllibEpisodeStepper:
+    """An RLlib module stepped as the replay steps it, on an episode of its own: copies of the path's
+    pipelines, the module's state carried in the episode from step to step (rewards are not known: 0)."""
+
+    def __init__(self, module: Any, e2m: Any, m2e: Any, spaces: tuple[Any, Any], explore: bool):
+        self.module, self.pipelines, self.spaces, self.explore = module, (e2m, m2e), spaces, explore
+        self.reset()
+
+    def reset(self) -> None:
+        self.e2m, self.m2e = (copy.deepcopy(p) for p in self.pipelines)
+        self.episode: Any = None
+        self.shared: dict[str, Any] = {}
+        self.last: tuple[Any, dict[str, Any]] | None = None
+
+    def act(self, obs: Any) -> np.ndarray:
+        from ray.rllib.core.columns import Columns
+        from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+
+        if self.episode is None or self.last is None:
+            self.episode = SingleAgentEpisode(observation_space=self.spaces[0], action_space=self.spaces[1])
+            self.episode.add_env_reset(observation=obs)
+        else:
+            self.episode.add_env_step(observation=obs, action=self.last[0], reward=0.0,
+                                      extra_model_outputs=self.last[1])
+        kw = dict(rl_module=self.module, episodes=[self.episode], explore=self.explore, shared_data=self.shared)
+        batch = self.e2m(batch={}, **kw) if self.e2m is not None else {}
+        out = self.module._forward_exploration(batch) if self.explore else self.module._forward_inference(batch)
+        out = self.m2e(batch=out, **kw)
+        skip = (Columns.ACTIONS, Columns.ACTIONS_FOR_ENV)
+        self.last = out[Columns.ACTIONS][0], {k: v[0] for k, v in out.items() if k not in skip}
+        return np.asarray(out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])[0])
 
 
 def _rsl(side: Side, pr: Probe) -> None:
