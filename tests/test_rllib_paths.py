@@ -26,7 +26,8 @@ def test_explore_off_gives_equal_returns_per_seed(checkpoint, tmp_path):
 def test_library_defaults_are_shown_and_differ(tmp_path):
     plan = plan_for(CARTPOLE, "--episodes", "4", log=tmp_path / "run.sqlite")
     assert plan.explore == {"evaluate": True, "connectors": False}
-    assert plan.explore_source == {"evaluate": "library default", "connectors": "library default"}
+    assert plan.explore_source == {"evaluate": "library default: RLlib's evaluation config (evaluation_config.explore)",
+                                   "connectors": "library default: RLlib's inference example (forward_inference, explore=False)"}
     assert plan.seeds.start >= 1_000_000_000 and "held out" in plan.seeds_note
     assert plan.facts["algorithm"] == "PPO" and plan.facts["env"] == "CartPole-v1 (Gymnasium registry)"
 
