@@ -305,7 +305,12 @@ def record_command(argv: list[str]) -> int:
 
 
 def entry() -> None:
-    sys.exit(main())
+    code = main()
+    if sys.argv[1:2] == ["diagnose"]:
+        from tui_eval.doctor.command import exit_at_once
+
+        exit_at_once(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -3,17 +3,22 @@ tui_eval/integrations/ (its kind declares its paths in its catalog) and one line
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from tui_eval.integrations.base import CheckpointKind
 from tui_eval.spec import BadInput, RunSpec
 
 
-def _kinds() -> list[type[CheckpointKind]]:
+def _kinds() -> Iterator[type[CheckpointKind]]:
+    """The kinds in the order they are tried, each imported only when the ones before it did not recognise the
+    checkpoint: rsl_rl's imports torch and tensordict, which an RLlib checkpoint need not wait for."""
     from tui_eval.integrations.rllib.kind import RllibKind
+
+    yield RllibKind
     from tui_eval.integrations.rsl_rl.kind import RslRlKind
 
-    return [RllibKind, RslRlKind]
+    yield RslRlKind
 
 
 def load_kind(spec: RunSpec) -> CheckpointKind:
