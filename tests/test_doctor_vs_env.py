@@ -51,3 +51,18 @@ def test_bad_vs_env_options_are_one_line_exit_2(run_dir, capsys):
         assert main([str(CARTPOLE), "--headless", "--episodes", "1", *argv]) == 2, argv
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_vs_env_runs_a_custom_first_path_on_the_second_env(tmp_path):
+    """`--path NAME=MODULE:FACTORY` as the first path: its loop also runs on the second env, as `NAME@vs-env`."""
+    from conftest import ROOT
+
+    loops = ROOT / "tests" / "doctor_faulty_loops.py"
+    plan = plan_for(PENDULUM, "--episodes", "2", "--paths", "faithful", "--path", f"faithful={loops}:faithful",
+                    "--vs-env-config", json.dumps({"max_episode_steps": 100}), log=tmp_path / "run.sqlite")
+    assert plan.paths == ["faithful", "faithful@vs-env"]
+    d = diagnose_plan(plan)
+    assert len(d.batch["faithful@vs-env"]) == 2
+    top = d.findings[0]
+    assert top.cause == "the env's time limit differs between paths" and top.step == 100
+    assert "time limit: faithful: 200; faithful@vs-env: 100" in top.evidence and len(d.findings) == 1

@@ -57,7 +57,7 @@ def probe(path, kind) -> Probe:
         p.kind, p.custom, p.make_env = "custom", path, _unwrapped_factory(path)
         found = _find_live(path.target)
         p.module, p.env_to_module, p.module_to_env = found["module"], found["env_to_module"], found["module_to_env"]
-        p.recipe = getattr(kind, "env", None)
+        p.recipe = getattr(owner, "env", None)  # a `--path` loop on the second env: that env's recipe
         if p.module is None:
             p.notes.append("no RLModule found inside the custom path's object: weights not compared")
     elif parts is not None:

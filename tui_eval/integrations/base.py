@@ -70,6 +70,8 @@ class CheckpointKind(ABC):
     #: the kinds behind `--vs` and `--vs-env` paths, when the run has them
     vs_kind: CheckpointKind | None = None
     vs_env_kind: CheckpointKind | None = None
+    #: `--path` name -> (its spec, its loaded factory), set by tui_eval/kinds/extra.py
+    custom_factories: dict[str, tuple[Any, Any]]
 
     @classmethod
     @abstractmethod

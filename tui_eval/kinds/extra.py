@@ -77,11 +77,13 @@ def attach_extra_paths(kind: CheckpointKind, spec: RunSpec, load_kind: KindLoade
     """Add `--path` and `--vs` paths to `kind`'s catalog; `load_kind` reads the `--vs` checkpoint
     (`tui_eval.kinds.load_kind`)."""
     customs = [CustomSpec.parse(text) for text in spec.custom_paths]
+    kind.custom_factories = {}
     for custom in customs:
         if custom.name in kind.catalog:
             raise BadInput(f"--path {custom.name}: that name is taken; choose another")
         factory = custom.load()  # while planning: a wrong module or name is one line before anything loads
         kind.catalog.add(_custom_entry(kind, custom, factory))
+        kind.custom_factories[custom.name] = (custom, factory)  # for its `NAME@vs-env` twin
     if spec.vs:
         other, entries = _vs_entries(kind, spec, load_kind)
         for entry in entries:

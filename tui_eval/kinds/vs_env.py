@@ -2,7 +2,8 @@
 
 The run's first path's policy also runs on a second env (another simulator, a randomised variant,
 another time limit), on the same paired seeds, as path `<path>@vs-env`. Any built-in path P of the
-kind can be named `P@vs-env` in `--paths`; without `--paths` the run is `P,P@vs-env` with P the
+kind, and any `--path NAME=MODULE:FACTORY` loop, can be named `P@vs-env` in `--paths` (a loop on the
+second env gets its single env from that env's recipe); without `--paths` the run is `P,P@vs-env` with P the
 kind's second default path (RLlib `connectors`, rsl_rl `jit`: the deployed policy), as `--vs` picks.
 `--vs-env-config` alone keeps the env and changes its kwargs; with the same env id as the checkpoint's,
 the checkpoint's env_config is kept and updated.
@@ -53,14 +54,17 @@ def attach_vs_env(kind: Any, spec: RunSpec) -> CheckpointKind:
     names = {f"{p}{SUFFIX}": p for p in bases}
     for name, base in names.items():
         kind.catalog.add(_vs_env_entry(other, name, base, env_label(spec)))
+    customs = getattr(kind, "custom_factories", {})
+    for name, (custom, factory) in customs.items():
+        kind.catalog.add(_custom_vs_env_entry(kind, other, name, custom, factory, env_label(spec)))
     kind.vs_env_kind = other
     if not spec.paths:
         first = kind.default_paths[1]
         kind.default_paths = (first, f"{first}{SUFFIX}")
     elif not any(p.endswith(SUFFIX) for p in spec.paths):
-        if spec.paths[0] not in names.values():
+        if spec.paths[0] not in (*bases, *customs):
             raise BadInput(f"--vs-env runs the first path on the second env, but {spec.paths[0]!r} is not one of "
-                           f"the kind's own paths ({', '.join(bases)}); name it as P{SUFFIX} in --paths")
+                           f"the run's paths ({', '.join((*bases, *customs))}); name it as P{SUFFIX} in --paths")
         spec.paths = [*spec.paths, f"{spec.paths[0]}{SUFFIX}"]
     return kind
 
@@ -76,3 +80,19 @@ def _vs_env_entry(other: CheckpointKind, name: str, base: str, label: str) -> Pa
         return path
 
     return replace(entry, name=name, build=build)
+
+
+def _custom_vs_env_entry(kind: CheckpointKind, other: CheckpointKind, base: str, custom: Any, factory: Any,
+                         label: str) -> PathEntry:
+    """Path `base@vs-env`: the `--path` loop `base` (its factory called again) on the second env's single env."""
+    from tui_eval.kinds.extra import build_custom
+
+    name = f"{base}{SUFFIX}"
+
+    def build(explore: bool) -> InferencePath:
+        path: Any = build_custom(other, custom, explore, factory)
+        path.name, path.vs_kind, path.vs_base = name, other, base
+        path.description = f"{path.description} (on --vs-env {label})"
+        return path
+
+    return replace(kind.catalog[base], name=name, build=build)
