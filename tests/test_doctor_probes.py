@@ -204,3 +204,23 @@ def test_an_rllib_lstm_path_reruns_its_own_episode_step_by_step(zoo, tmp_path):
     obs, sent = side.steps("obs"), [int(a) for a in side.steps("action_for_env")]
     assert [int(a) for a in run_policy(side.stepper, [], obs)] == sent and len(sent) >= 5
     assert [int(a) for a in run_policy(side.stepper, obs[:3], obs[3:])] == sent[3:]  # after its own history
+
+
+@pytest.mark.parametrize("sus", ["export_loop_carried_over", "export_loop"])
+def test_the_apps_diagnosis_on_fresh_paths_says_what_a_carried_state_hides(rsl_lstm, tmp_path, sus):
+    """`d` in the app rebuilds the paths: a state carried over between the run's episodes cannot show in the
+    replay. The diagnosis says so, and names a carried state where only the run's returns differ; a faithful
+    loop has no findings."""
+    from engine_helpers import run_to_end
+    from tui_eval.doctor.live import diagnose_live
+
+    args = (*POINT_GOAL, "--episodes", "3", "--paths", f"runner,{sus}", "--path", f"{sus}={RSL_LOOPS}:{sus}")
+    _, records = run_to_end(rsl_lstm, *args, log=tmp_path / "run.sqlite")
+    d = diagnose_live(plan_for(rsl_lstm, *args, log=tmp_path / "live.sqlite"), records, {"runner": False, sus: False})
+    assert any(n.startswith("the paths were built afresh for this diagnosis") and f"`{sus}`" in n for n in d.notes)
+    if sus == "export_loop":
+        assert d.findings == []
+        return
+    top = d.findings[0]
+    assert top.cause.startswith("a state carried over from earlier episodes") and "the run's returns differ" in top.cause
+    assert f"tui-eval diagnose {rsl_lstm} --paths runner,{sus}" in top.fix and len(d.findings) == 1

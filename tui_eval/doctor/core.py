@@ -166,25 +166,3 @@ def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None]
         return diagnose_paths(dict(engine.paths), plan.kind, batch, seed, progress)
     finally:
         engine.close()
-
-
-def diagnose_live(plan, records, explore: dict[str, bool],
-                  progress: Callable[[str], None] = lambda s: None) -> Diagnosis:
-    """The doctor for a running app: the run's own records as the batch, the paths built afresh (the run's
-    paths keep running undisturbed), with the explore each path runs with now."""
-    batch: dict[str, dict[int, float]] = {}
-    for r in records:
-        if r.explore is None or r.explore == explore.get(r.path, r.explore):
-            batch.setdefault(r.path, {})[r.seed] = r.ret
-    built: dict[str, Any] = {}
-    try:
-        for name in plan.paths:
-            progress(f"loading {name}")
-            built[name] = plan.kind.build_path(name, explore.get(name, plan.explore[name]))
-        return diagnose_paths(built, plan.kind, batch, None, progress)
-    finally:
-        for path in built.values():
-            try:
-                path.close()
-            except Exception:
-                pass

@@ -186,7 +186,7 @@ class RunScreen(RunView):
         explore = {n: bool(source.explore(n)) for n in self.paths}
 
         def compute(progress):
-            from tui_eval.doctor.core import diagnose_live
+            from tui_eval.doctor.live import diagnose_live
 
             return diagnose_live(plan, source.records(), explore, progress)
 
