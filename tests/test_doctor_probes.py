@@ -129,7 +129,8 @@ def rsl_loops(checkpoint: Path, tmp_path: Path, *names: str, seed: int | None = 
 
 
 @pytest.mark.parametrize("ref, sus, cause, proof, step", [
-    ("runner", "export_loop_reset_every_step", "`export_loop_reset_every_step` resets its recurrent state on every step",
+    ("runner", "export_loop_reset_every_step",
+     "`export_loop_reset_every_step` resets its recurrent state on every step",
      "with its recurrent state reset before every step, `runner` gives the actions `export_loop_reset_every_step` "
      "sent at steps 1-", 1),
     ("jit", "export_loop_reset_every_step", "`export_loop_reset_every_step` resets its recurrent state on every step",
@@ -156,6 +157,7 @@ def test_an_rsl_rl_export_loop_without_the_env_cfgs_clip_actions_is_named(tmp_pa
     import shutil
 
     import yaml
+
     from tui_eval.demos import demo_checkpoint
 
     run = tmp_path / "run"
@@ -212,6 +214,7 @@ def test_the_apps_diagnosis_on_fresh_paths_says_what_a_carried_state_hides(rsl_l
     replay. The diagnosis says so, and names a carried state where only the run's returns differ; a faithful
     loop has no findings."""
     from engine_helpers import run_to_end
+
     from tui_eval.doctor.live import diagnose_live
 
     args = (*POINT_GOAL, "--episodes", "3", "--paths", f"runner,{sus}", "--path", f"{sus}={RSL_LOOPS}:{sus}")
@@ -222,5 +225,6 @@ def test_the_apps_diagnosis_on_fresh_paths_says_what_a_carried_state_hides(rsl_l
         assert d.findings == []
         return
     top = d.findings[0]
-    assert top.cause.startswith("a state carried over from earlier episodes") and "the run's returns differ" in top.cause
+    assert top.cause.startswith("a state carried over from earlier episodes")
+    assert "the run's returns differ" in top.cause
     assert f"tui-eval diagnose {rsl_lstm} --paths runner,{sus}" in top.fix and len(d.findings) == 1
