@@ -66,3 +66,18 @@ def test_vs_env_runs_a_custom_first_path_on_the_second_env(tmp_path):
     top = d.findings[0]
     assert top.cause == "the env's time limit differs between paths" and top.step == 100
     assert "time limit: faithful: 200; faithful@vs-env: 100" in top.evidence and len(d.findings) == 1
+
+
+def test_vs_vecenv_runs_the_rsl_rl_policy_on_a_vecenv_factory_as_its_own_path(tmp_path):
+    """rsl_rl's Gymnasium PointGoal against the same task as a torch VecEnv factory (`--vs-vecenv`), which seeds
+    its worlds itself: the doctor names the second sim as what parts, at step 0, from its observations."""
+    from tui_eval.demos import demo_checkpoint
+
+    plan = plan_for(demo_checkpoint("rsl_rl"), "--episodes", "2", "--vs-vecenv", "rsl_helpers:make_vecenv",
+                    log=tmp_path / "run.sqlite")
+    assert plan.paths == ["jit", "jit@vs-env"]
+    d = diagnose_plan(plan)
+    assert len(d.batch["jit@vs-env"]) == 2
+    top = d.findings[0]
+    assert top.cause.startswith("the second env (--vs-env / --vs-vecenv) gives other observations on the same seed")
+    assert top.step == 0 and top.stage == "obs" and d.replay["pairs"][0]["stage"] == "obs"

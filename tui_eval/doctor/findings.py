@@ -145,6 +145,20 @@ def _env(p: Pair) -> None:
                    "pass --env / --env-config")
             p.add(f"the env differs between paths ({key})", f"{key}: {_per_path(d, p.names)}", fix,
                   65 + (5 if key in ("dt", "frame skip") else 0), lengths=True, stages=("obs", "env"), topic="env")
+    if second and p.div.stage in ("obs", "env") and not any(f.topic == "env" for f in p.out):
+        _unread_second_env(p, second[0])
+
+
+def _unread_second_env(p: Pair, second: str) -> None:
+    """The second env parts from the first where no fact tui-eval reads differs (a --vs-vecenv factory exposes
+    none): the observations or the episode's end show the sims differ."""
+    what = "other observations" if p.div.stage == "obs" else "another episode length"
+    p.add(f"the second env (--vs-env / --vs-vecenv) gives {what} on the same seed: the sims differ",
+          f"same seed, same policy; `{second}` parts from the first env at step {p.div.step} (the env facts tui-eval "
+          "can read are the same, or the env exposes none)",
+          "compare the two sims' reset and step (initial state drawn from the seed, physics step, time limit); an "
+          "rsl_rl VecEnv factory seeds its worlds itself, so at step 0 it may draw other initial states",
+          55, lengths=True, stages=("obs", "env"), topic="env")
 
 
 def _connectors(p: Pair) -> None:
