@@ -12,7 +12,7 @@ import functools
 import math
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 __all__ = [
     "t_quantile",
@@ -29,8 +29,9 @@ __all__ = [
 
 @functools.lru_cache(maxsize=4096)
 def t_quantile(df: float, q: float) -> float:
-    """Student-t quantile, cached (the app asks for the same df on every refresh)."""
-    return float(stats.t.ppf(q, df))
+    """Student-t quantile, cached (the app asks for the same df on every refresh); `special.stdtrit` is what
+    `scipy.stats.t.ppf` computes, without importing scipy.stats (seconds on a busy machine)."""
+    return float(special.stdtrit(df, q))
 
 
 @functools.lru_cache(maxsize=64)
@@ -77,7 +78,7 @@ def welch_interval_from_moments(
         return (d, d)
     fa, fb = sa / se2, sb / se2  # shares of the variance (scaled: no underflow for tiny variances)
     df = 1.0 / (fa * fa / (n_a - 1) + fb * fb / (n_b - 1))
-    half = float(stats.t.ppf(1.0 - alpha / 2.0, df)) * math.sqrt(se2)
+    half = t_quantile(float(df), 1.0 - alpha / 2.0) * math.sqrt(se2)
     return (d - half, d + half)
 
 
@@ -133,6 +134,8 @@ def iqm(x, axis: int = -1):
     `metrics.aggregate_iqm`). Robust to outlier episodes, more efficient than the median.
     This is the reference definition; `iqm_fast` computes the same number faster.
     """
+    from scipy import stats  # imported here: scipy.stats takes seconds to import, and only this needs it
+
     return stats.trim_mean(np.asarray(x, dtype=float), 0.25, axis=axis)
 
 
