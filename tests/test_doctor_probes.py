@@ -195,7 +195,7 @@ def test_an_rllib_lstm_path_reruns_its_own_episode_step_by_step(zoo, tmp_path):
     from tui_eval.doctor.static_diff import probe
     from tui_eval.session import start_engine
 
-    plan = plan_for(zoo / "lstm", "--episodes", "1", "--paths", "connectors,evaluate", log=tmp_path / "run.sqlite")
+    plan = plan_for(zoo / "lstm", "--episodes", "1", "--paths", "connectors", log=tmp_path / "run.sqlite")
     engine = start_engine(plan)
     try:
         pr = probe(engine.paths["connectors"], plan.kind)
