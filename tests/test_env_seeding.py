@@ -38,3 +38,13 @@ def test_an_unseeded_env_makes_the_comparison_statistical_live_and_read_back(tmp
     assert not live.exact and live.verdict != "differ"  # six noisy pairs decide nothing; one differing seed would
     back = replay(RunLog(log, readonly=True).meta(), RunLog(log, readonly=True).records()).comparison.summary()
     assert not back.exact and back.verdict == live.verdict
+
+
+def test_a_simulator_that_hangs_is_not_judged_and_does_not_hold_the_run(monkeypatch):
+    import tui_eval.env_seeding as env_seeding
+
+    monkeypatch.setattr(env_seeding, "PROBE_SECONDS", 1.0)
+    # FreezingCartPole freezes at step 5 on seeds divisible by 3; the probe seed is one of them
+    assert env_seeding.PROBE_SEED % 3 == 0
+    assert seed_repeat_problem(lambda: gym.make("FreezingCartPole-v0"), "frozen") is None
+    assert seed_repeat_problem(lambda: gym.make("RaisingCartPole-v0"), "raising") is None

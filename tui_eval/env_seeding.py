@@ -10,6 +10,7 @@ actions; where they part, the comparison is made statistical (its intervals do n
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,8 @@ import numpy as np
 #: steps of each probe episode: enough for a per-step random draw to show, cheap next to loading a policy
 PROBE_STEPS = 50
 PROBE_SEED = 12345
+#: a probe that takes longer (a frozen or very slow simulator) is abandoned and the env not judged
+PROBE_SECONDS = 5.0
 
 
 def _flat(space: gym.Space, obs: Any) -> np.ndarray:
@@ -44,14 +47,31 @@ def _trace(make_env: Callable[[], gym.Env], seed: int, steps: int) -> list[tuple
         env.close()
 
 
+def _traces_within(make_env: Callable[[], gym.Env], seed: int, steps: int, seconds: float,
+                   ) -> tuple[list, list] | None:
+    """Two probe episodes, played in a daemon thread so a step that never returns cannot hold the run."""
+    result: list[tuple[list, list]] = []
+
+    def play() -> None:
+        try:
+            result.append((_trace(make_env, seed, steps), _trace(make_env, seed, steps)))
+        except Exception:
+            pass
+
+    thread = threading.Thread(target=play, name="tui-eval-seed-probe", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return result[0] if result else None
+
+
 def seed_repeat_problem(make_env: Callable[[], gym.Env], name: str, seed: int = PROBE_SEED,
                         steps: int = PROBE_STEPS) -> str | None:
     """None when two episodes from `reset(seed)` with the same seeded actions agree for `steps` steps;
     else one line saying where they parted. An env that cannot be probed here is not judged (None)."""
-    try:
-        first, second = _trace(make_env, seed, steps), _trace(make_env, seed, steps)
-    except Exception:  # the paths will report a broken env as invalid episodes; nothing to judge here
+    traces = _traces_within(make_env, seed, steps, PROBE_SECONDS)
+    if traces is None:  # broken, or too slow to probe: the paths will report such an env; not judged here
         return None
+    first, second = traces
     for step, ((obs_a, r_a), (obs_b, r_b)) in enumerate(zip(first, second, strict=False)):
         same_obs = obs_a.shape == obs_b.shape and (
             np.array_equal(obs_a, obs_b, equal_nan=True) if obs_a.dtype != object else bool(np.all(obs_a == obs_b)))
