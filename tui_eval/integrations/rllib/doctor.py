@@ -12,11 +12,11 @@ def saved_connector_states(checkpoint: Path) -> dict[str, Any]:
     from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
 
     from tui_eval.doctor.static_diff import connector_states
-    from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS
+    from tui_eval.integrations.rllib.paths.layout import connector_dir
 
     out = {}
     for side, cls in (("env_to_module", EnvToModulePipeline), ("module_to_env", ModuleToEnvPipeline)):
-        folder = checkpoint / CONNECTOR_DIRS[side]
+        folder = connector_dir(checkpoint, side)
         if folder.is_dir():
             try:
                 out[side] = connector_states(cls.from_checkpoint(str(folder)))

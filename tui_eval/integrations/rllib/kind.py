@@ -10,8 +10,8 @@ from typing import Any
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
-from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS, MODULES_DIR
-from tui_eval.integrations.rllib.refusals import refuse_for_paths, refuse_multi_agent, refuse_without_env_runner
+from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
+from tui_eval.integrations.rllib.refusals import refuse_for_paths, refuse_multi_agent, refuse_without_env_runners
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 from tui_eval.user_code import load_pickle
@@ -92,7 +92,7 @@ class RllibKind(CheckpointKind):
         self.module_ids = self._module_ids()
         self.config, self.eval_config = self._configs()
         refuse_multi_agent(self.config, self.module_ids, self.config.env)
-        refuse_without_env_runner(self.checkpoint, self.algorithm)
+        refuse_without_env_runners(self.checkpoint, self.algorithm)
         self.module_id = self._pick_module()
         self.env = self._recipe(self.config)  # what the user's own loop runs: the main config's env
         self.eval_env = self._recipe(self.eval_config)  # what Algorithm.evaluate() runs
@@ -156,7 +156,7 @@ class RllibKind(CheckpointKind):
 
     def _trained_observation_space(self):
         """The env observation space the connector pipeline saw in training (saved with it), if readable."""
-        file = self.checkpoint / CONNECTOR_DIRS["env_to_module"] / "class_and_ctor_args.pkl"
+        file = connector_dir(self.checkpoint, "env_to_module") / "class_and_ctor_args.pkl"
         if not file.is_file():
             return None
         try:

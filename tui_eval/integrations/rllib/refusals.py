@@ -11,21 +11,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tui_eval.integrations.rllib.paths.layout import RUNNER_DIRS, runner_dir
 from tui_eval.spec import BadInput
 
-ENV_RUNNER_DIR = "env_runner"
 
-
-def refuse_without_env_runner(checkpoint: Path, algorithm: str) -> None:
-    """A checkpoint saved without EnvRunners (offline algorithms: BC, MARWIL, CQL) has no connector pipelines
-    for path connectors, and `Algorithm.from_checkpoint` itself fails on it in ray 2.60 (its
-    restore_from_path syncs weights to a training EnvRunner group the algorithm does not have)."""
-    if (checkpoint / ENV_RUNNER_DIR).is_dir():
+def refuse_without_env_runners(checkpoint: Path, algorithm: str) -> None:
+    """A checkpoint saved with no EnvRunner at all (an offline algorithm, BC / MARWIL / CQL, trained without an
+    evaluation config) has no connector pipelines for path connectors and no evaluation runner for path
+    evaluate. (With an evaluation config, offline checkpoints keep `eval_env_runner/`, and both paths run.)"""
+    if runner_dir(checkpoint) is not None:
         return
-    raise BadInput(f"this {algorithm} checkpoint has no {ENV_RUNNER_DIR}/ folder (offline algorithms such as BC, "
-                   "MARWIL, CQL train without EnvRunners): path evaluate cannot restore it (Algorithm."
-                   "from_checkpoint fails on it in ray 2.60) and path connectors has no pipelines to restore; "
-                   "checkpoints without EnvRunners are not supported yet")
+    raise BadInput(f"this {algorithm} checkpoint has neither {RUNNER_DIRS[0]}/ nor {RUNNER_DIRS[1]}/ (an offline "
+                   "algorithm trained without an evaluation config): there are no connector pipelines to restore "
+                   "and no evaluation runner; train with .evaluation(evaluation_interval=1, ...) so that the "
+                   "checkpoint keeps its evaluation EnvRunner")
 
 
 def refuse_multi_agent(config, module_ids: list[str], env: Any = None) -> None:

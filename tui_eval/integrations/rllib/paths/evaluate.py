@@ -327,7 +327,15 @@ def restore_algorithm(algo_class, checkpoint: Path, config):
     gets the config asked for; a config that still did not take is an error, not a run that never ends."""
     algo = algo_class(config=config)
     try:
-        algo.restore_from_path(str(checkpoint))
+        if algo.env_runner_group is None:
+            # An offline algorithm (BC, MARWIL, CQL) has no training EnvRunners, and Algorithm.restore_from_path
+            # then fails syncing weights to them (ray 2.60). Checkpointable's own restore (the learner group and
+            # the evaluation runner) is the rest of it; evaluate() syncs the evaluation runner's weights itself.
+            from ray.rllib.utils.checkpoints import Checkpointable
+
+            Checkpointable.restore_from_path(algo, str(checkpoint))
+        else:
+            algo.restore_from_path(str(checkpoint))
         taken = algo.evaluation_config
         if taken.env != GUARDED_ENV or algo.config.evaluation_duration_unit != "timesteps":
             raise RuntimeError(f"{getattr(algo_class, '__name__', algo_class)} did not take the evaluation config "
