@@ -14,14 +14,18 @@ from .parsers import RunParser
 from .run import CHECKPOINT_HELP, add_run_options, spec_from_args
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> RunParser:
     parser = RunParser(prog="tui-eval record", description="A clip of one seed, the paths side by side.")
     parser.add_argument("checkpoint", help=CHECKPOINT_HELP)
     parser.add_argument("--seed", type=int, required=True, help="the seed every path plays")
     parser.add_argument("--out", required=True, help="the clip: FILE.gif, or FILE.mp4 (pip install 'tui-eval[mp4]')")
     parser.add_argument("--stride", type=int, default=1, help="keep every Nth step's frame (default 1: every step)")
     add_run_options(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
     refuse_options(args)
     quiet_libraries()
     from tui_eval.runtime.record import record
