@@ -13,7 +13,7 @@ from tui_eval.spec import RUN_OPTIONS, BadInput, RunSpec, run_option
 
 from .parsers import RunParser
 
-COMMANDS = """\
+COMMAND_LIST = """\
 commands:
   tui-eval CHECKPOINT [options]            live monitor: both inference paths of the checkpoint, side by side
   tui-eval CHECKPOINT --headless [...]     no UI: progress on stderr, summary table on stdout (--json FILE)
@@ -46,7 +46,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = RunParser(prog="tui-eval", description="Evaluate an RL checkpoint along two inference paths, live.",
-                       epilog=COMMANDS, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=COMMAND_LIST, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("checkpoint", help=CHECKPOINT_HELP)
     parser.add_argument("--version", action="version", version=f"tui-eval {version()}")
     add_run_options(parser)
