@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from tui_eval.quiet import quiet_libraries
-from tui_eval.spec import BadInput, RunSpec
+from tui_eval.spec import BadInput
+
+from .run import build_parser, spec_from_args
 
 
-def diagnose(argv: list[str], build_parser: Callable[[], argparse.ArgumentParser],
-             spec_from_args: Callable[[argparse.Namespace], RunSpec]) -> int:
-    """`build_parser` and `spec_from_args` are the run's (the CLI's): diagnose takes the run options."""
+def main(argv: list[str]) -> int:
+    """Diagnose takes the run options (the run's parser, with `--seed`)."""
     parser = build_parser()
     parser.prog = "tui-eval diagnose"
     parser.add_argument("--seed", type=int,
