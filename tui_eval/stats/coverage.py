@@ -64,7 +64,7 @@ def combined_ever_miss(x: np.ndarray, lo: float, hi: float, mu: float, alpha: fl
     bet.extend((x - lo) / span)
     blo, bhi = bet.interval()
     bet_miss = (lo + span * blo > mu) | (lo + span * bhi < mu)
-    alo, ahi = guarded_asymptotic_cs(x, ASYMPTOTIC_SHARE * alpha, burn_in=ASYMPTOTIC_JOINS_AT)
+    alo, ahi = guarded_asymptotic_cs(x, ASYMPTOTIC_SHARE * alpha, burn_in=ASYMPTOTIC_JOINS_AT, range_fades=False)
     asym_miss = ((alo > mu) | (ahi < mu)).any(axis=-1)
     return float((bet_miss | asym_miss).mean())
 

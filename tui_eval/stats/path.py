@@ -140,6 +140,8 @@ class PathStats:
         self.n = 0
         self._mean = 0.0
         self._m2 = 0.0
+        self._m3 = 0.0  # sums of cubed and fourth-power deviations (Pébay 2008): the variance guard's
+        self._m4 = 0.0
         self._min = math.inf
         self._max = -math.inf
         self._len_sum = 0
@@ -182,9 +184,16 @@ class PathStats:
         self._buf[n - 1] = x
         self.n = n
         delta = x - self._mean
-        mean = self._mean + delta / n
+        delta_n = delta / n
+        mean = self._mean + delta_n
         self._mean = mean
-        self._m2 += delta * (x - mean)
+        # one-pass central moments (Pébay 2008, eq. 1.5), M4 and M3 from the M2 and M3 before x
+        m2, m3 = self._m2, self._m3
+        term = delta * (x - mean)  # = delta^2 (n - 1) / n
+        dn2 = delta_n * delta_n
+        self._m4 += term * dn2 * (n * n - 3 * n + 3) + 6.0 * dn2 * m2 - 4.0 * delta_n * m3
+        self._m3 = m3 + term * delta_n * (n - 2) - 3.0 * delta_n * m2
+        self._m2 = m2 + term
         if x < self._min:
             self._min = x
         if x > self._max:
@@ -226,7 +235,8 @@ class PathStats:
         betting = (lo + span * float(blo[0]), lo + span * float(bhi[0]))
         asym = guarded_asymptotic_cs_from_moments(self.n, self._mean, self._m2, self._min, self._max,
                                                   ASYMPTOTIC_SHARE * self.alpha, self.target_n,
-                                                  max(self.burn_in, ASYMPTOTIC_JOINS_AT))
+                                                  max(self.burn_in, ASYMPTOTIC_JOINS_AT), self._m4,
+                                                  range_fades=False)
         return intersect(betting, asym), BETTING_CS.format(lo=lo, hi=hi, bet=1 - ASYMPTOTIC_SHARE,
                                                            asym=ASYMPTOTIC_SHARE)
 
@@ -278,7 +288,7 @@ class PathStats:
             method += f"; from {self.burn_in} valid returns"
         return (
             guarded_asymptotic_cs_from_moments(
-                n, self._mean, self._m2, self._min, self._max, a, self.target_n, self.burn_in
+                n, self._mean, self._m2, self._min, self._max, a, self.target_n, self.burn_in, self._m4
             ),
             method,
         )
