@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .betting import hedged_betting_cs
-from .guards import guarded_asymptotic_cs
+from .guards import KISH_PSEUDO_BOUNDED, guarded_asymptotic_cs
 
 __all__ = ["ASYMPTOTIC_SHARE", "ASYMPTOTIC_JOINS_AT", "intersect", "intersect_arrays", "betting_and_asymptotic_cs"]
 
@@ -66,5 +66,5 @@ def betting_and_asymptotic_cs(x, lo: float, hi: float, alpha: float = 0.05, burn
     alpha (from max(`burn_in`, `ASYMPTOTIC_JOINS_AT`) looks on). Vectorised, for coverage and power
     simulations."""
     blo, bhi = hedged_betting_cs(x, lo, hi, (1.0 - share) * alpha)
-    alo, ahi = guarded_asymptotic_cs(x, share * alpha, burn_in=max(burn_in, ASYMPTOTIC_JOINS_AT), range_fades=False)
+    alo, ahi = guarded_asymptotic_cs(x, share * alpha, burn_in=max(burn_in, ASYMPTOTIC_JOINS_AT), kish=KISH_PSEUDO_BOUNDED)
     return intersect_arrays(blo, bhi, alo, ahi)

@@ -18,7 +18,7 @@ from tui_eval.spec import EpisodeRecord
 
 from .betting import BettingState
 from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, intersect
-from .guards import guarded_asymptotic_cs_from_moments
+from .guards import KISH_PSEUDO_BOUNDED, guarded_asymptotic_cs_from_moments
 from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
 from .sequences import PrPlEB, beta_mixture_cs_scalar, normal_mixture_cs_from_mean
 
@@ -236,7 +236,7 @@ class PathStats:
         asym = guarded_asymptotic_cs_from_moments(self.n, self._mean, self._m2, self._min, self._max,
                                                   ASYMPTOTIC_SHARE * self.alpha, self.target_n,
                                                   max(self.burn_in, ASYMPTOTIC_JOINS_AT), self._m4,
-                                                  range_fades=False)
+                                                  kish=KISH_PSEUDO_BOUNDED)
         return intersect(betting, asym), BETTING_CS.format(lo=lo, hi=hi, bet=1 - ASYMPTOTIC_SHARE,
                                                            asym=ASYMPTOTIC_SHARE)
 
