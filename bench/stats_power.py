@@ -58,6 +58,10 @@ def _shifted(draw, delta):
     return sample
 
 
+def _bernoulli_pair(rng, shape):
+    return (rng.random(shape) < 0.2) * 1.0, (rng.random(shape) < 0.1) * 1.0
+
+
 def _beta_pair(rng, shape):
     return rng.beta(2.6, 5.0, shape), rng.beta(2.0, 5.0, shape)
 
@@ -85,6 +89,9 @@ def shapes() -> dict:
                            ("exponential(1)", lambda r, s: r.exponential(1.0, s), 1.0)):
         delta = 0.4 * sd
         out[f"{name} + {delta:.2f} vs {name}, no bounds"] = (_shifted(draw, delta), delta, sd * math.sqrt(2), None)
+    for bounds in ((0.0, 1.0), None):
+        out[f"Bernoulli(0.2) vs Bernoulli(0.1), {'bounds 0:1' if bounds else 'no bounds'}"] = (
+            _bernoulli_pair, 0.1, math.sqrt(0.2 * 0.8 + 0.1 * 0.9), bounds)
     sd_beta = math.sqrt(beta_var(2.6, 5.0) + beta_var(2.0, 5.0))
     out["Beta(2.6, 5) vs Beta(2, 5), bounds 0:1"] = (_beta_pair, 2.6 / 7.6 - 2 / 7, sd_beta, (0.0, 1.0))
     return out
