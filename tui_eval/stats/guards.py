@@ -25,7 +25,7 @@
 
 References: I. Waudby-Smith, A. Ramdas (2023), JRSS-B, arXiv:2010.09686; I. Waudby-Smith et al.
 (2021), arXiv:2103.06476, Theorem 2.2; L. Kish (1965), *Survey Sampling*, Wiley (effective sample
-size); P. Pébay (2008), Sandia report SAND2008-6212 (one-pass central moments); H. Robbins (1970),
+size); H. Robbins (1970),
 Ann. Math. Statist. 41(5).
 """
 

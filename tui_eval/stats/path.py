@@ -140,8 +140,10 @@ class PathStats:
         self.n = 0
         self._mean = 0.0
         self._m2 = 0.0
-        self._m3 = 0.0  # sums of cubed and fourth-power deviations (Pébay 2008): the variance guard's
-        self._m4 = 0.0
+        # power sums of (value - first value), 1st to 4th, over the first `_pow_n` values: the variance
+        # guard's fourth central moment, caught up from the buffer when an interval is asked for
+        self._pow = np.zeros(4)
+        self._pow_n = 0
         self._min = math.inf
         self._max = -math.inf
         self._len_sum = 0
@@ -184,16 +186,9 @@ class PathStats:
         self._buf[n - 1] = x
         self.n = n
         delta = x - self._mean
-        delta_n = delta / n
-        mean = self._mean + delta_n
+        mean = self._mean + delta / n
         self._mean = mean
-        # one-pass central moments (Pébay 2008, eq. 1.5), M4 and M3 from the M2 and M3 before x
-        m2, m3 = self._m2, self._m3
-        term = delta * (x - mean)  # = delta^2 (n - 1) / n
-        dn2 = delta_n * delta_n
-        self._m4 += term * dn2 * (n * n - 3 * n + 3) + 6.0 * dn2 * m2 - 4.0 * delta_n * m3
-        self._m3 = m3 + term * delta_n * (n - 2) - 3.0 * delta_n * m2
-        self._m2 = m2 + term
+        self._m2 += delta * (x - mean)
         if x < self._min:
             self._min = x
         if x > self._max:
@@ -206,6 +201,23 @@ class PathStats:
                 self._eb_catch_up()
             elif self._bet is not None and n - self._bet.t >= _EB_BATCH:
                 self._bet_catch_up()
+
+    @property
+    def m4(self) -> float:
+        """Sum of the fourth-power deviations of the valid returns from their mean, from power sums of
+        the returns less the first (caught up from the buffer, vectorised: nothing on the hot path)."""
+        n = self.n
+        if self._pow_n < n:
+            y = self._buf[self._pow_n : n] - self._buf[0]
+            y2 = y * y
+            self._pow += (y.sum(), y2.sum(), (y2 * y).sum(), (y2 * y2).sum())
+            self._pow_n = n
+        if n == 0:
+            return 0.0
+        s1, s2, s3, s4 = self._pow.tolist()
+        m = s1 / n
+        mm = m * m
+        return max(s4 - 4.0 * m * s3 + 6.0 * mm * s2 - 3.0 * n * mm * mm, 0.0)
 
     @property
     def return_bounds_ok(self) -> bool:
@@ -235,7 +247,7 @@ class PathStats:
         betting = (lo + span * float(blo[0]), lo + span * float(bhi[0]))
         asym = guarded_asymptotic_cs_from_moments(self.n, self._mean, self._m2, self._min, self._max,
                                                   ASYMPTOTIC_SHARE * self.alpha, self.target_n,
-                                                  max(self.burn_in, ASYMPTOTIC_JOINS_AT), self._m4,
+                                                  max(self.burn_in, ASYMPTOTIC_JOINS_AT), self.m4,
                                                   kish=KISH_PSEUDO_BOUNDED)
         return intersect(betting, asym), BETTING_CS.format(lo=lo, hi=hi, bet=1 - ASYMPTOTIC_SHARE,
                                                            asym=ASYMPTOTIC_SHARE)
@@ -288,7 +300,7 @@ class PathStats:
             method += f"; from {self.burn_in} valid returns"
         return (
             guarded_asymptotic_cs_from_moments(
-                n, self._mean, self._m2, self._min, self._max, a, self.target_n, self.burn_in, self._m4
+                n, self._mean, self._m2, self._min, self._max, a, self.target_n, self.burn_in, self.m4
             ),
             method,
         )
