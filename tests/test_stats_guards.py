@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from tui_eval.spec import EpisodeRecord
-from tui_eval.stats import PathStats, asymptotic_cs, guarded_asymptotic_cs, guarded_asymptotic_cs_from_moments, guarded_variance
+from tui_eval.stats import (
+    PathStats,
+    asymptotic_cs,
+    guarded_asymptotic_cs,
+    guarded_asymptotic_cs_from_moments,
+    guarded_variance,
+)
 from tui_eval.stats.coverage import ever_miss
 from tui_eval.stats.guards import KISH_PSEUDO, KISH_PSEUDO_BOUNDED, RANGE_FULL_UNTIL, RANGE_PSEUDO, range_weight
 

@@ -68,5 +68,6 @@ def betting_and_asymptotic_cs(x, lo: float, hi: float, alpha: float = 0.05, burn
     alpha (from max(`burn_in`, `ASYMPTOTIC_JOINS_AT`) looks on). Vectorised, for coverage and power
     simulations."""
     blo, bhi = hedged_betting_cs(x, lo, hi, (1.0 - share) * alpha)
-    alo, ahi = guarded_asymptotic_cs(x, share * alpha, burn_in=max(burn_in, ASYMPTOTIC_JOINS_AT), kish=KISH_PSEUDO_BOUNDED)
+    joins = max(burn_in, ASYMPTOTIC_JOINS_AT)
+    alo, ahi = guarded_asymptotic_cs(x, share * alpha, burn_in=joins, kish=KISH_PSEUDO_BOUNDED)
     return intersect_arrays(blo, bhi, alo, ahi)

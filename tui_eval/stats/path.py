@@ -140,10 +140,7 @@ class PathStats:
         self.n = 0
         self._mean = 0.0
         self._m2 = 0.0
-        # power sums of (value - first value), 1st to 4th, over the first `_pow_n` values: the variance
-        # guard's fourth central moment, caught up from the buffer when an interval is asked for
-        self._pow = np.zeros(4)
-        self._pow_n = 0
+        self._pow, self._pow_n = np.zeros(4), 0  # power sums 1-4 of (value - first value) over _pow_n values
         self._min = math.inf
         self._max = -math.inf
         self._len_sum = 0
