@@ -97,3 +97,23 @@ def module_lines(summary: dict[str, Any]) -> list[str]:
             line = verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
             lines.append(f"{name}: " + line.splitlines()[0])
     return lines
+
+
+class ModuleMeans:
+    """Each module's mean return per path so far, from the episodes as they finish (the progress line's part)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = list(paths)
+        self._sums: dict[str, dict[str, list[float]]] = {}  # module -> path -> [sum, count]
+
+    def add(self, rec: EpisodeRecord) -> None:
+        for module, ret, _ in rec.modules:
+            total = self._sums.setdefault(module, {p: [0.0, 0] for p in self.paths}).setdefault(rec.path, [0.0, 0])
+            total[0] += ret
+            total[1] += 1
+
+    def text(self) -> str:
+        """" | p0 evaluate 19.2 connectors 19.2 | p1 ..."; "" for a single-agent run."""
+        return "".join(" | " + module + "".join(f" {path} {num(s / n if n else None, 1)}"
+                                                for path, (s, n) in paths.items())
+                       for module, paths in self._sums.items())
