@@ -80,7 +80,8 @@ def test_the_table_and_progress_line_show_each_module(team_run):
         assert f"{module}: verdict:" in result.stdout
         mean = summary["modules"][module]["paths"]["evaluate"]["mean"]
         assert f"{module} evaluate {mean:.1f} connectors {mean:.1f}" in result.stderr  # the progress line
-    assert "module: multi-agent: all of p0, p1 (policy_mapping_fn <lambda>)" in " ".join((result.stdout + result.stderr).split())
+    facts = " ".join((result.stdout + result.stderr).split())
+    assert "module: multi-agent: all of p0, p1 (policy_mapping_fn <lambda>)" in facts
 
 
 def test_module_narrows_the_view_and_explore_on_runs_every_module_on_both_paths(zoo, tmp_path, capsys):  # noqa: F811

@@ -39,6 +39,10 @@ def team_record(rec: EpisodeRecord) -> EpisodeRecord:
     return dataclasses.replace(rec, ret=sum(r for _, r, _ in rec.modules), modules=())
 
 
+def _module_view(module: str) -> Callable[[EpisodeRecord], EpisodeRecord]:
+    return lambda rec: rec.for_module(module)
+
+
 def _agent_steps(records: list[EpisodeRecord], path: str, module: str | None) -> float | None:
     steps = [sum(n for m, _, n in r.modules if module is None or m == module) for r in records if r.path == path]
     return sum(steps) / len(steps) if steps else None
@@ -66,7 +70,7 @@ def modules_summary(meta: dict[str, Any], records: list[EpisodeRecord], void: st
         return {}
     view = (meta.get("spec") or {}).get("module") or TEAM
     part: dict[str, Any] = {"module_view": view, "modules": {
-        m: _part(meta, multi, lambda r, m=m: r.for_module(m), m, void) for m in ids}}
+        m: _part(meta, multi, _module_view(m), m, void) for m in ids}}
     if view != TEAM:
         part[TEAM] = _part(meta, multi, team_record, None, void)
     return part

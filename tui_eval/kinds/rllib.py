@@ -8,8 +8,13 @@ from typing import Any
 
 from tui_eval.errors import first_line
 from tui_eval.kinds.base import CheckpointKind
-from tui_eval.kinds.rllib_refusals import (is_multi_agent, refuse_for_multi_agent, refuse_for_paths,
-                                          refuse_multi_agent_env, refuse_without_env_runner)
+from tui_eval.kinds.rllib_refusals import (
+    is_multi_agent,
+    refuse_for_multi_agent,
+    refuse_for_paths,
+    refuse_multi_agent_env,
+    refuse_without_env_runner,
+)
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.rllib_env import EnvRecipe, resolve_env
 from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, MODULES_DIR
@@ -231,7 +236,8 @@ class RllibKind(CheckpointKind):
         if not self.multi_agent:
             return self.module_id + (f" (of {', '.join(self.module_ids)})" if len(self.module_ids) > 1 else "")
         mapping = getattr(self.config.policy_mapping_fn, "__name__", "set")
-        view = f"module {self.module_id} (--module)" if self.module_id else "the team (all modules; --module ID for one)"
+        view = (f"module {self.module_id} (--module)" if self.module_id
+                else "the team (all modules; --module ID for one)")
         return (f"multi-agent: all of {', '.join(self.module_ids)} (policy_mapping_fn {mapping}); "
                 f"returns shown: {view}")
 

@@ -51,7 +51,7 @@ class MultiAgentGuardedEnv(MultiAgentEnv):
         self._woken_with: tuple[int, int] | None = None
 
     @property
-    def agents(self) -> list:  # type: ignore[override]
+    def agents(self) -> list:
         return list(self.env.unwrapped.agents)
 
     @agents.setter

@@ -52,7 +52,8 @@ def log_multi_agent_episode(*, episode, env, env_index, metrics_logger, prev_epi
 class RllibMultiAgentEvaluatePath(RllibEvaluatePath):
     env_name = GUARDED_MULTI_AGENT_ENV
     env_creator = staticmethod(guarded_multi_agent_env_creator)
-    episode_callback = staticmethod(log_multi_agent_episode)
+    # RLlib passes every callback the same keyword arguments; this one reads env and env_index too
+    episode_callback = staticmethod(log_multi_agent_episode)  # type: ignore[assignment]
     evaluation_extras = {"disable_env_checking": True}
 
     def __init__(self, *, module_ids: list[str], view: str | None, **kwargs: Any):

@@ -53,9 +53,9 @@ class MultiAgentRunnerLoop:
         from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 
         guard = self.guards[i]
-        return MultiAgentEpisode(
-            observation_space={aid: guard.get_observation_space(aid) for aid in guard.possible_agents},
-            action_space={aid: guard.get_action_space(aid) for aid in guard.possible_agents},
+        return MultiAgentEpisode(  # per-agent dicts, as the runner passes them (typed as one Space in ray)
+            observation_space={aid: guard.get_observation_space(aid) for aid in guard.possible_agents},  # type: ignore[arg-type]
+            action_space={aid: guard.get_action_space(aid) for aid in guard.possible_agents},  # type: ignore[arg-type]
             agent_to_module_mapping_fn=self.mapping_fn)
 
     def run(self, feed: SeedFeed, emit: Emit, explore: bool) -> None:
