@@ -1,6 +1,6 @@
 """Path `evaluate` of a multi-agent checkpoint: `Algorithm.evaluate()` on RLlib's MultiAgentEnvRunner.
 
-Everything is the single-agent evaluate path's (tui_eval/paths/rllib_evaluate.py: the checkpoint's config as
+Everything is the single-agent evaluate path's (evaluate.py beside it: the checkpoint's config as
 RLlib merges it, episodes that carry on across calls, one `on_episode_end` item per episode), except:
 - the evaluation env is the user's MultiAgentEnv behind a MultiAgentGuardedEnv, registered under its own
   Tune name; the runner's vector env resets each sub-env, and the guard takes that reset's seed from the
@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tui_eval.paths.rllib_evaluate import _PATHS, METRIC, TOKEN_KEY, RllibEvaluatePath
-from tui_eval.paths.rllib_multi_agent_env import MultiAgentGuardedEnv
-from tui_eval.paths.rllib_multi_agent_record import module_returns
+from tui_eval.integrations.rllib.paths.evaluate import _PATHS, METRIC, TOKEN_KEY, RllibEvaluatePath
+from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
+from tui_eval.integrations.rllib.paths.multi_agent_record import module_returns
 from tui_eval.spec import EpisodeRecord
 
 GUARDED_MULTI_AGENT_ENV = "tui_eval_guarded_multi_agent_env"

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.integrations.rllib.paths.env import EnvRecipe
+from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS, MODULES_DIR
+from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
+from tui_eval.integrations.rllib.paths.multi_agent_loop import MultiAgentRunnerLoop, make_multi_agent_vec
+from tui_eval.integrations.rllib.paths.multi_agent_record import multi_agent_record
 from tui_eval.paths.base import Emit, InferencePath
-from tui_eval.paths.rllib_env import EnvRecipe
-from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, MODULES_DIR
-from tui_eval.paths.rllib_multi_agent_env import MultiAgentGuardedEnv
-from tui_eval.paths.rllib_multi_agent_loop import MultiAgentRunnerLoop, make_multi_agent_vec
-from tui_eval.paths.rllib_multi_agent_record import multi_agent_record
 from tui_eval.spec import EpisodeRecord
 
 
