@@ -11,9 +11,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from engine_helpers import plan_for
+from engine_helpers import plan_for, run_to_end
 from test_cli_bad_input import assert_one_line_error, in_process
-from test_zoo import zoo  # noqa: F401  (the session's zoo checkpoints, trained once)
+from test_zoo import EVALUATE_DEFAULT, zoo  # noqa: F401  (zoo: the session's checkpoints, trained once)
 from ui_helpers import plain, wait_for
 
 from tui_eval.store import RunLog
@@ -87,7 +87,7 @@ def test_the_table_and_progress_line_show_each_module(team_run):
 def test_module_narrows_the_view_and_explore_on_runs_every_module_on_both_paths(zoo, tmp_path, capsys):  # noqa: F811
     plan = plan_for(zoo / "multi_agent", "--episodes", "2", "--explore", "connectors=on", log=tmp_path / "p.sqlite")
     assert plan.explore == {"evaluate": True, "connectors": True}
-    assert plan.explore_source == {"evaluate": "library default", "connectors": "--explore"}
+    assert plan.explore_source == {"evaluate": EVALUATE_DEFAULT, "connectors": "--explore"}
     result = in_process(capsys, zoo / "multi_agent", "--headless", "--episodes", "2", "--module", "p1",
                         "--explore", "connectors=on", "--json", tmp_path / "s.json", "--log", tmp_path / "r.sqlite")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -152,3 +152,19 @@ def test_a_log_written_before_per_module_returns_reads_and_grows(tmp_path):
     log.append(old_record.__class__(path="connectors", seed=3, ret=3.0, length=2, modules=(("p0", 1.0, 2),
                                                                                             ("p1", 2.0, 2))))
     assert [r.modules for r in log.records()] == [(), (("p0", 1.0, 2), ("p1", 2.0, 2))]
+
+
+def test_a_broken_world_is_the_same_invalid_episode_on_both_paths(zoo, tmp_path):  # noqa: F811
+    import multi_agent_fault_envs as faults
+
+    _, records = run_to_end(zoo / "multi_agent", "--env", faults.BREAKING, "--env-config", '{"num_agents": 3}',
+                            "--seeds", "10:13", "--explore", "evaluate=off", log=tmp_path / "run.sqlite")
+    for path in ("evaluate", "connectors"):
+        ran = {r.seed: r for r in records if r.path == path}
+        assert sorted(ran) == [10, 11, 12]
+        for seed in (10, 12):
+            assert ran[seed].invalid and ran[seed].reason == f"non-finite observation at step {faults.BREAK_AT}"
+            assert ran[seed].length == faults.BREAK_AT and ran[seed].success is False
+        assert not ran[11].invalid
+    assert {(r.seed, r.modules, r.invalid) for r in records if r.path == "evaluate"} == \
+        {(r.seed, r.modules, r.invalid) for r in records if r.path == "connectors"}

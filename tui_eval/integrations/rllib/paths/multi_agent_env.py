@@ -29,6 +29,8 @@ class MultiAgentGuardedEnv(MultiAgentEnv):
     the last finite observations. Idle (no seed to be had): the last observations, reward 0, until a seed
     comes; then the idle episode ends (all agents terminated) and the next reset runs that seed."""
 
+    is_seed_guard = True  # read by tui_eval.paths.activity like a GuardedEnv: idle, seed, episode_steps
+
     def __init__(self, env: Any, feed: SeedFeed | None, success_key: str | None = None,
                  step_timeout: float | None = None):
         self.env = env  # before MultiAgentEnv.__init__, which reads `agents`
@@ -57,6 +59,11 @@ class MultiAgentGuardedEnv(MultiAgentEnv):
     @agents.setter
     def agents(self, value) -> None:  # MultiAgentEnv.__init__ sets it; the user's env keeps its own
         pass
+
+    @property
+    def episode_steps(self) -> int:
+        """Env steps taken in the episode in progress."""
+        return self._steps
 
     def get_observation_space(self, agent_id):
         return self.env.unwrapped.get_observation_space(agent_id)
