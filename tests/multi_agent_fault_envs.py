@@ -1,5 +1,6 @@
-"""A MultiAgentEnv whose world breaks on some seeds (registered with Tune on import): RLlib's
-MultiAgentCartPole giving agent 0 a NaN observation at step 3 of every even seed's episode."""
+"""MultiAgentEnvs that test the paths' multi-agent episodes (registered with Tune on import), both RLlib's
+MultiAgentCartPole: one whose world breaks on some seeds (agent 0 gets a NaN observation at step 3 of every
+even seed's episode), one whose agent 1 joins mid-episode (its first observation comes at step JOIN_AT)."""
 
 import numpy as np
 from ray.rllib.examples.envs.classes.multi_agent import MultiAgentCartPole
@@ -23,3 +24,25 @@ class BreakingMultiAgentCartPole(MultiAgentCartPole):
 
 
 register_env(BREAKING, lambda config: BreakingMultiAgentCartPole(config))
+
+
+LATE_JOINING = "LateJoiningMultiAgentCartPole-v0"
+JOIN_AT = 4
+
+
+class LateJoiningMultiAgentCartPole(MultiAgentCartPole):
+    def reset(self, *, seed=None, options=None):
+        obs, infos = super().reset(seed=seed, options=options)
+        self.seed_, self.steps = seed, 0
+        obs.pop(1), infos.pop(1)
+        return obs, infos
+
+    def step(self, action_dict):
+        obs, rewards, terminateds, truncateds, infos = super().step(action_dict)
+        self.steps += 1
+        if self.steps == JOIN_AT:  # agent 1 appears: its own pole, reset now
+            obs[1], infos[1] = self.envs[1].reset(seed=self.seed_)
+        return obs, rewards, terminateds, truncateds, infos
+
+
+register_env(LATE_JOINING, lambda config: LateJoiningMultiAgentCartPole(config))

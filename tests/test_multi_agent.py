@@ -174,3 +174,17 @@ def test_a_broken_world_is_the_same_invalid_episode_on_both_paths(zoo, tmp_path)
 def test_diagnose_refuses_a_multi_agent_checkpoint_in_one_line(zoo, tmp_path, capsys):  # noqa: F811
     result = in_process(capsys, "diagnose", zoo / "multi_agent", "--log", tmp_path / "d.sqlite")
     assert_one_line_error(result, "diagnose does not read multi-agent checkpoints yet", "--explore evaluate=off")
+
+
+def test_an_agent_that_joins_mid_episode_acts_the_same_on_both_paths(zoo, tmp_path):  # noqa: F811
+    import multi_agent_fault_envs as envs
+
+    _, records = run_to_end(zoo / "multi_agent", "--env", envs.LATE_JOINING, "--env-config", '{"num_agents": 3}',
+                            "--seeds", "20:22", "--explore", "evaluate=off", log=tmp_path / "run.sqlite")
+    evaluate = {r.seed: r for r in records if r.path == "evaluate"}
+    connectors = {r.seed: r for r in records if r.path == "connectors"}
+    assert sorted(evaluate) == [20, 21] and not any(r.invalid for r in records)
+    assert {s: r.modules for s, r in evaluate.items()} == {s: r.modules for s, r in connectors.items()}
+    for r in records:  # agent 1 (p1) acts from its first observation on, agents 0 and 2 (p0) from the reset
+        p1_steps = dict((m, n) for m, _, n in r.modules)["p1"]
+        assert 0 < p1_steps <= r.length - envs.JOIN_AT
