@@ -58,9 +58,6 @@ def test_explore_on_both_paths_run_and_show_where_explore_comes_from(zoo, algori
 
 
 @pytest.mark.parametrize("name, extra, needles", [
-    ("multi_agent", [], ["multi-agent checkpoints are not supported yet", "modules p0, p1",
-                         "policy_mapping_fn to_module", "is a MultiAgentEnv"]),
-    ("multi_agent", ["--module", "p0"], ["multi-agent checkpoints are not supported yet"]),
     ("custom_evaluation", [], ["custom_evaluation_function (own_evaluation)", "path evaluate",
                                "run --paths connectors"]),
     ("custom_env_runner", [], ["env_runner_cls=OwnEnvRunner", "path connectors", "run --paths evaluate"]),

@@ -62,16 +62,14 @@ def sac():
         train_batch_size_per_learner=32, num_steps_sampled_before_learning_starts=32, replay_buffer_config=REPLAY)
 
 
-def to_module(agent_id, episode, **kwargs):
-    return f"p{agent_id}"
-
-
 def multi_agent():
-    """RLlib's MultiAgentCartPole: two agents, each with its own module (a policy_mapping_fn)."""
-    from ray.rllib.examples.envs.classes.multi_agent import MultiAgentCartPole
+    """RLlib's MultiAgentCartPole: three agents, two modules, the user's lambda as policy_mapping_fn
+    (tests/user_project/my_marl_project.py)."""
+    sys.path.insert(0, str(Path(__file__).parent / "user_project"))
+    import my_marl_project as user
 
-    return (ppo().environment(MultiAgentCartPole, env_config={"num_agents": 2})
-            .multi_agent(policies={"p0", "p1"}, policy_mapping_fn=to_module))
+    return (ppo().environment(user.ENV, env_config=user.ENV_CONFIG)
+            .multi_agent(policies=user.POLICIES, policy_mapping_fn=user.policy_mapping_fn))
 
 
 def own_evaluation(algorithm, eval_workers):

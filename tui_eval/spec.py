@@ -29,10 +29,19 @@ class EpisodeRecord:
     wall_s: float = 0.0
     block: int = 0  # index of the seed block the seed was drawn from (resample starts a new one)
     explore: bool | None = None
+    #: multi-agent episodes: (module id, the module's return, its agent steps) per module, by id; `ret` is then
+    #: the team return (all modules' together), or one module's under `--module`; `length` counts env steps
+    modules: tuple[tuple[str, float, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.invalid and self.success:
             object.__setattr__(self, "success", False)
+
+    def for_module(self, module_id: str) -> EpisodeRecord:
+        """This episode as one module saw it: the module's return in `ret` (0 for a module no agent
+        used), nothing per module."""
+        ret = next((r for m, r, _ in self.modules if m == module_id), 0.0)
+        return dataclasses.replace(self, ret=ret, modules=())
 
     def to_json(self) -> dict[str, Any]:
         """The record as in the `--json` summary's `episodes` list."""
@@ -47,6 +56,8 @@ class EpisodeRecord:
             "wall_s": self.wall_s,
             "block": self.block,
             "explore": self.explore,
+            **({"modules": {m: {"return": r if math.isfinite(r) else None, "agent_steps": n}
+                            for m, r, n in self.modules}} if self.modules else {}),
         }
 
 
