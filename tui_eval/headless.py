@@ -8,24 +8,27 @@ import time
 from typing import TextIO
 
 from tui_eval.engine import Engine
-from tui_eval.events import BlockStarted, Event, PathFailed, PathNotice
+from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice
 from tui_eval.format import num
 from tui_eval.lifecycle import EngineState
+from tui_eval.spec import EpisodeRecord
 from tui_eval.stall import EngineSilence
-from tui_eval.void import VOID, void_reason
+from tui_eval.ui.snapshot import RunSnapshot, engine_snapshot
+from tui_eval.void import VOID
 
 
-def progress_line(engine: Engine) -> str:
-    paths, comparison = engine.snapshot()
+def progress_line(snapshot: RunSnapshot) -> str:
+    """One line of the run's progress, from a frozen snapshot (the app's view reads the same record)."""
     parts = []
-    for name, summary in paths.items():
-        total = f"/{engine.episodes}" if engine.episodes else ""
-        eps_s, _ = engine.throughput(name)
+    for name, summary in snapshot.summaries.items():
+        total = f"/{snapshot.target}" if snapshot.target else ""
+        eps_s, _ = snapshot.throughput.get(name, (0.0, 0.0))
         parts.append(f"{name} {summary['episodes']}{total} mean {num(summary['mean'], 1)} ({eps_s:.1f} ep/s)")
+    comparison = snapshot.comparison
     verdict = f" | {comparison.verdict}" if comparison is not None else ""
-    if comparison is not None and void_reason(engine.errors):
+    if comparison is not None and snapshot.void:
         verdict = f" | {VOID} (a path was given up)"
-    return f"[{engine.active_seconds():6.1f}s] " + " | ".join(parts) + verdict
+    return f"[{snapshot.elapsed:6.1f}s] " + " | ".join(parts) + verdict
 
 
 def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
@@ -33,6 +36,7 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
     tty = err.isatty()
     last_draw = 0.0
     silence = EngineSilence(engine)
+    modules = ModuleMeans(list(engine.paths))  # multi-agent runs: each module's mean per path
     while engine.state != EngineState.DONE:
         try:
             event = events.get(timeout=0.2)
@@ -40,6 +44,8 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
             event = None
         if event is not None:
             silence.on_event(event)
+        if isinstance(event, EpisodeFinished):
+            modules.add(event.record)
         if isinstance(event, PathFailed):
             err.write(f"\npath {event.path} failed ({event.message}); "
                       + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
@@ -51,10 +57,11 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
         if now - last_draw >= (0.5 if tty else 5.0):
             last_draw = now
             quiet = "".join(f" | {line}" for line in silence.lines())
-            err.write(("\r" if tty else "") + progress_line(engine) + quiet + ("" if tty else "\n"))
+            err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + modules.text() + quiet
+                      + ("" if tty else "\n"))
             err.flush()
     engine.wait()
-    err.write(("\r" if tty else "") + progress_line(engine) + "\n")
+    err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + modules.text() + "\n")
 
 
 def report_given_up(failed: list[PathFailed], err: TextIO) -> bool:
@@ -73,3 +80,23 @@ def failure_hint(message: str) -> str:
         return ("the policy does not accept this env's observations: run the env it was trained on "
                 "(--import the code that registers it, --env, --env-config)")
     return "tui-eval attach RUN --headless prints the traceback from the run's log"
+
+
+class ModuleMeans:
+    """Each module's mean return per path so far, from the episodes as they finish (the progress line's part)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = list(paths)
+        self._sums: dict[str, dict[str, list[float]]] = {}  # module -> path -> [sum, count]
+
+    def add(self, rec: EpisodeRecord) -> None:
+        for module, ret, _ in rec.modules:
+            total = self._sums.setdefault(module, {p: [0.0, 0] for p in self.paths}).setdefault(rec.path, [0.0, 0])
+            total[0] += ret
+            total[1] += 1
+
+    def text(self) -> str:
+        """" | p0 evaluate 19.2 connectors 19.2 | p1 ..."; "" for a single-agent run."""
+        return "".join(" | " + module + "".join(f" {path} {num(s / n if n else None, 1)}"
+                                                for path, (s, n) in paths.items())
+                       for module, paths in self._sums.items())

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tui_eval.env_seeding import SeedCheck
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.integrations.rsl_rl.cfg import describe_model, env_from_cfg, infer_cfg, normalise_cfg, read_cfg_file
@@ -320,6 +321,10 @@ class RslRlKind(CheckpointKind):
             raise BadInput("a custom path needs a Gymnasium env; this run's env comes from --vecenv (an rsl_rl "
                            "VecEnv): pass --env ID for a Gymnasium env, or compare the built-in paths")
         return super().single_env_factory()
+
+    def seed_check(self) -> SeedCheck:
+        with native_stdout_quiet():  # PyBullet prints from C at each env made
+            return super().seed_check()
 
     def on_other_env(self, spec: RunSpec) -> RslRlKind:
         other = self.copy()
