@@ -53,7 +53,7 @@ def _joins_cluster(argv: list[str]) -> bool:
 def entry() -> None:
     code = main()
     if sys.argv[1:2] == ["diagnose"]:
-        from tui_eval.doctor.command import exit_at_once
+        from tui_eval.commands.diagnose import exit_at_once
 
         exit_at_once(code)
     sys.exit(code)
