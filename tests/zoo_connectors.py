@@ -68,6 +68,8 @@ ZOO: dict[str, tuple] = {
     "dict_flatten": (CartPoleWithDictObservationSpace, {}, (flatten,), MLP),
     "framestack": (zoo_envs.StructuredCartPole, structured("channel", "discrete"), (frame_stack,), CNN),
     "meanstd_lstm": ("CartPole-v1", {"max_episode_steps": 60}, (mean_std,), LSTM),
+    "meanstd": ("CartPole-v1", {"max_episode_steps": 80}, (mean_std,), MLP),
+    "user_module_to_env": (zoo_envs.StructuredCartPole, structured("box", "discrete"), (), MLP),
     "user_connector": (zoo_envs.StructuredCartPole, structured("box", "multidiscrete"), (user_scale,), MLP),
     "tuple_obs_dict_act": (zoo_envs.StructuredCartPole, structured("tuple", "dict"), (flatten,), MLP),
     "multibinary_obs_tuple_act": (zoo_envs.StructuredCartPole, structured("multibinary", "tuple"), (flatten,), MLP),
@@ -84,6 +86,8 @@ def config_for(name: str) -> PPOConfig:
               .debugging(seed=3))
     if factories:
         config = config.env_runners(env_to_module_connector=_pieces(*factories))
+    if name == "user_module_to_env":  # a module-to-env piece of the user's own, from their module
+        config = config.env_runners(module_to_env_connector=lambda env=None, spaces=None: zoo_envs.InvertActions())
     if frame_stack in factories:
         config = config.training(learner_connector=lambda *_: FrameStackingLearner(num_frames=3))
     return config
@@ -104,11 +108,31 @@ def _liven(algo) -> None:
     algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
 
 
+def _balance(algo, inverted: bool = False) -> None:
+    """Weights that push towards where the pole falls and the cart stands (the sign of the module's input
+    angle and position): returns then vary from seed to seed and hang on what the module sees (a filter's
+    statistics). `inverted`: the module picks the other action (for a module-to-env piece that inverts it)."""
+    import torch
+
+    module = algo.learner_group._learner.module[DEFAULT_MODULE_ID]
+    with torch.no_grad():
+        first = module.encoder.encoder.net.mlp[0]
+        first.weight.zero_(), first.bias.zero_()
+        first.weight[0, 0], first.weight[0, 2] = 1.0, 4.0  # not a good controller: it falls, late
+        first.weight[1] = -first.weight[0]
+        head = module.pi.net.mlp[0]
+        head.weight.zero_(), head.bias.zero_()
+        head.weight[1 - int(inverted), 0], head.weight[int(inverted), 1] = 1.0, 1.0  # h0 > 0: push right (1)
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+
+
 def train(name: str, out: Path) -> None:
     algo = config_for(name).build_algo()
     algo.train()
     if name in LIVELY:
         _liven(algo)
+    if name in ("meanstd", "user_module_to_env"):
+        _balance(algo, inverted=name == "user_module_to_env")
     algo.save(str((out / name).resolve()))
     algo.stop()
 

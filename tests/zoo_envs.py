@@ -143,3 +143,24 @@ def _scale_connector_class():
 
 
 ScaleObservations = _scale_connector_class()
+
+
+def _invert_actions_class():
+    from ray.rllib.connectors.connector_v2 import ConnectorV2
+    from ray.rllib.core.columns import Columns
+
+    class InvertActions(ConnectorV2):
+        """A user's own module-to-env piece: the env gets the other of two discrete actions (1 - a), item by
+        item, where RLlib puts such pieces (after the time rank is removed, before actions are normalised);
+        the episode stores the inverted action, as for any piece that rewrites ACTIONS."""
+
+        def __call__(self, *, rl_module, batch, episodes, explore=None, shared_data=None, metrics=None, **kwargs):
+            self.foreach_batch_item_change_in_place(
+                batch, column=Columns.ACTIONS, func=lambda action, eps_id, agent_id, module_id: 1 - action)
+            return batch
+
+    InvertActions.__module__, InvertActions.__qualname__ = __name__, "InvertActions"
+    return InvertActions
+
+
+InvertActions = _invert_actions_class()

@@ -74,6 +74,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--module", help="RLlib module id (multi-module checkpoints)")
     p.add_argument("--generic-connectors", action="store_true",
                    help="RLlib: run the connector pipelines step by step even when they are the stock ones")
+    p.add_argument("--freeze-filters", action="store_true",
+                   help="RLlib: MeanStdFilter normalises with the checkpoint's statistics on both paths, as deployed "
+                        "(default: it updates while evaluating, as RLlib does)")
     p.add_argument("--success-key", help="info key holding the success flag at an episode's end")
     p.add_argument("--step-timeout", type=float, default=30.0,
                    help="a step slower than this (seconds) makes the episode invalid (default 30)")
@@ -189,7 +192,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         step_timeout=args.step_timeout, module=args.module, log=args.log, json=args.json,
         fail_on_differ=args.fail_on_differ, return_bounds=bounds, equivalence_margin=args.equivalence_margin,
         agent_cfg=args.agent_cfg, activation=args.activation, vecenv=args.vecenv,
-        generic_connectors=args.generic_connectors, imports=list(args.imports),
+        generic_connectors=args.generic_connectors, freeze_filters=args.freeze_filters, imports=list(args.imports),
         custom_paths=list(args.custom_paths), vs=args.vs, workers=args.workers, ray_address=args.ray_address,
         vs_env=args.vs_env, vs_env_config=parse_env_config(args.vs_env_config), vs_vecenv=args.vs_vecenv,
         **decision_options(args),

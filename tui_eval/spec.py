@@ -108,6 +108,7 @@ class RunSpec:
     return_bounds: tuple[float, float] | None = None
     equivalence_margin: float | None = None
     generic_connectors: bool = False  # rllib: run the connector pipelines step by step even when stock
+    freeze_filters: bool = False  # rllib: MeanStdFilter keeps the checkpoint's statistics on both paths
     imports: list[str] = field(default_factory=list)  # the user's modules / .py files, imported first
     custom_paths: list[str] = field(default_factory=list)  # --path NAME=MODULE:FACTORY (paths/custom.py)
     vs: str | None = None  # --vs OTHER_CKPT: the other checkpoint's path as path `vs`

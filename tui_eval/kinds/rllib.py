@@ -11,6 +11,7 @@ from tui_eval.kinds.base import CheckpointKind
 from tui_eval.kinds.rllib_refusals import refuse_for_paths, refuse_multi_agent, refuse_without_env_runner
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.rllib_env import EnvRecipe, resolve_env
+from tui_eval.paths.rllib_filters import filters_fact, filters_in_checkpoint
 from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, MODULES_DIR
 from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 from tui_eval.user_code import load_pickle
@@ -210,6 +211,9 @@ class RllibKind(CheckpointKind):
                                        for n, why in [self.num_envs(name)]),
             "ray": str(self.meta.get("ray_version", "?")),
         }
+        filters = filters_in_checkpoint(self.checkpoint)
+        if filters:
+            facts["filters"] = filters_fact(filters, self.spec.freeze_filters)
         if not self.has_evaluation_runners and self.config.evaluation_config:
             facts["evaluation config"] = ("not used: no evaluation_interval, so Algorithm.evaluate() samples on the "
                                           "training EnvRunner with the main config (as evaluate does)")
@@ -272,7 +276,7 @@ class RllibKind(CheckpointKind):
         common: dict[str, Any] = dict(
             checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs(name)[0],
             device=self.spec.device, explore=explore, success_key=self.spec.success_key,
-            step_timeout=self.spec.step_timeout)
+            step_timeout=self.spec.step_timeout, freeze_filters=self.spec.freeze_filters)
         if name == "evaluate":
             from tui_eval.paths.rllib_evaluate import RllibEvaluatePath
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.paths import rllib_filters
 from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.paths.rllib_env import EnvRecipe
 from tui_eval.paths.rllib_fused import FusedPipelines, why_not_fusable
@@ -23,7 +24,7 @@ class RllibConnectorsPath(InferencePath):
 
     def __init__(self, *, checkpoint: Path, module_id: str, recipe: EnvRecipe, num_envs: int, device: str,
                  explore: bool, success_key: str | None, step_timeout: float | None, generic_connectors: bool = False,
-                 step_env_to_module: bool = False):
+                 step_env_to_module: bool = False, freeze_filters: bool = False):
         """`generic_connectors`: both pipelines step by step (RLlib's own pieces, the reference);
         `step_env_to_module`: the env-to-module pipeline step by step even when it is the stock one (what a
         checkpoint with a piece of its own there runs; for benchmarks and tests)."""
@@ -41,6 +42,7 @@ class RllibConnectorsPath(InferencePath):
         self.env_to_module = EnvToModulePipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["env_to_module"]))
         self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["module_to_env"]))
         _place_tensors_on(self.env_to_module, self.device)
+        frozen = rllib_filters.freeze_filters(self.env_to_module) if freeze_filters else 0
         self.relay = FeedRelay()
         relay = self.relay
         self.env: Any = recipe.make_vec(  # DictInfoToList: infos are a list, one dict per sub-env
@@ -61,7 +63,8 @@ num_envs, wrappers=[lambda env: GuardedEnv(
                 self.module_to_env_call = FusedModuleToEnv(self.module_to_env)
                 mode = f"env-to-module run step by step ({reason}), stock module-to-env fused into batched calls"
         self.description = (f"RLModule + EnvToModule/ModuleToEnv from the checkpoint ({mode}), {num_envs} envs, "
-                            f"one batched forward per step, {self.device}, env {recipe.name}")
+                            f"one batched forward per step, {self.device}, env {recipe.name}"
+                            + (f", {frozen} filter(s) frozen at the checkpoint's statistics" if frozen else ""))
         self._t = 0
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:

@@ -33,6 +33,8 @@ def record_argv(spec: dict[str, Any], seed: int, paths: list[str], explore: dict
         argv += ["--vs-env-config", json.dumps(spec["vs_env_config"])]
     if spec.get("generic_connectors"):
         argv.append("--generic-connectors")
+    if spec.get("freeze_filters"):
+        argv.append("--freeze-filters")
     for name in paths:
         if explore.get(name) is not None:
             argv += ["--explore", f"{name}={'on' if explore[name] else 'off'}"]
