@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_rllib import measure, report  # noqa: E402
 
-CONTENDERS = {"connectors", "generic", "evaluate", "plain"}
+CONTENDERS = {"connectors", "generic", "evaluate", "envrunner", "plain"}
 
 
 def zoo_checkpoint(algorithm: str, out: Path) -> Path:
@@ -44,7 +44,7 @@ def main() -> None:
     report(f"{args.algorithm} ({checkpoint.name}), {args.num_envs} envs, {args.episodes} episodes per round, "
            f"median of {args.rounds} interleaved rounds, explore off", rates)
     if "plain" in rates:
-        for name in ("connectors", "generic"):
+        for name in ("connectors", "generic", "evaluate", "envrunner"):
             if name in rates:
                 print(f"  {name} / plain Algorithm.evaluate() = {rates[name] / rates['plain']:.2f}x")
 
