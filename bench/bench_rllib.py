@@ -52,7 +52,7 @@ def bare_loop(kind, num_envs: int, episodes: int):
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     from tui_eval.envs import GuardedEnv
-    from tui_eval.paths.rllib_layout import module_dir
+    from tui_eval.integrations.rllib.paths.layout import module_dir
 
     module = RLModule.from_checkpoint(str(module_dir(kind.checkpoint, kind.module_id)))
     module.eval()
@@ -109,7 +109,7 @@ def env_runner_sample(kind, num_envs: int, episodes: int):
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
     from ray.tune.registry import register_env
 
-    from tui_eval.paths.rllib_layout import module_dir
+    from tui_eval.integrations.rllib.paths.layout import module_dir
 
     _BENCH_ENV.update(recipe=kind.env, feed=ListFeed(range(SEED0, 2**31)))
     register_env("tui_eval_bench_guarded", _bench_env_creator)
@@ -201,7 +201,7 @@ def first_n_runner(path, episodes: int):
 
 def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
             env_config: dict | None = None, only: set[str] | None = None) -> dict[str, float]:
-    from tui_eval.kinds.rllib import RllibKind
+    from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.session import share_cpu_threads
     from tui_eval.spec import RunSpec
 
@@ -225,7 +225,7 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
 
 
 def _env_to_module_stepped(kind, num_envs: int):
-    from tui_eval.paths.rllib_connectors import RllibConnectorsPath
+    from tui_eval.integrations.rllib.paths.connectors import RllibConnectorsPath
 
     return RllibConnectorsPath(checkpoint=kind.checkpoint, module_id=kind.module_id, recipe=kind.env,
                                num_envs=num_envs, device="cpu", explore=False, success_key=None, step_timeout=None,

@@ -30,7 +30,7 @@ def test_to_numpy_is_rllibs_convert_to_numpy():
     import torch
     from ray.rllib.utils.numpy import convert_to_numpy
 
-    from tui_eval.paths.rllib_fused_m2e import to_numpy
+    from tui_eval.integrations.rllib.paths.fused_m2e import to_numpy
 
     batch = {"f64": torch.ones(3, dtype=torch.float64), "i64": torch.arange(3), "f32": torch.rand(3, 2),
              "u8": torch.ones(3, dtype=torch.uint8), "bool": torch.ones(3, dtype=torch.bool),

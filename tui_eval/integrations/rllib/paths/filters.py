@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui_eval.paths.rllib_layout import CONNECTOR_DIRS
+from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS
 
 #: env-to-module pieces that update statistics while they run (the folder name RLlib saves each under)
 UPDATING_FILTERS = ("MeanStdFilter",)
