@@ -40,6 +40,14 @@ class _Parser(argparse.ArgumentParser):
         raise BadInput(f"{message}; see tui-eval --help")
 
 
+def _add_rllib_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--generic-connectors", action="store_true",
+                   help="RLlib: run the connector pipelines step by step even when they are the stock ones")
+    p.add_argument("--freeze-filters", action="store_true",
+                   help="RLlib: MeanStdFilter normalises with the checkpoint's statistics on both paths, as deployed "
+                        "(default: it updates while evaluating, as RLlib does)")
+
+
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--headless", action="store_true", help="no UI: progress on stderr, summary table on stdout")
     p.add_argument("--detach", action="store_true",
@@ -72,11 +80,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                    help="override the checkpoint's env: a ray.tune.register_env name or a Gymnasium id")
     p.add_argument("--env-config", help="override the env's kwargs, as JSON")
     p.add_argument("--module", help="RLlib module id (multi-module checkpoints)")
-    p.add_argument("--generic-connectors", action="store_true",
-                   help="RLlib: run the connector pipelines step by step even when they are the stock ones")
-    p.add_argument("--freeze-filters", action="store_true",
-                   help="RLlib: MeanStdFilter normalises with the checkpoint's statistics on both paths, as deployed "
-                        "(default: it updates while evaluating, as RLlib does)")
+    _add_rllib_options(p)
     p.add_argument("--success-key", help="info key holding the success flag at an episode's end")
     p.add_argument("--step-timeout", type=float, default=30.0,
                    help="a step slower than this (seconds) makes the episode invalid (default 30)")
