@@ -41,7 +41,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-zoo-") as tmp:
         checkpoint = (args.checkpoint or zoo_checkpoint(args.algorithm, Path(tmp))).resolve()
         rates = measure(checkpoint, args.num_envs, args.episodes, args.rounds, only=CONTENDERS)
-    report(f"{args.algorithm} ({checkpoint.name}), {args.num_envs} envs, {args.episodes} episodes per round, "
+    label = f"checkpoint {checkpoint.name}" if args.checkpoint else f"{args.algorithm} (zoo checkpoint)"
+    report(f"{label}, {args.num_envs} envs, {args.episodes} episodes per round, "
            f"median of {args.rounds} interleaved rounds, explore off", rates)
     if "plain" in rates:
         for name in ("connectors", "generic", "evaluate", "envrunner"):
