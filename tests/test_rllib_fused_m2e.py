@@ -11,7 +11,7 @@ from m2e_checks import differences, run_side_by_side
 @pytest.mark.parametrize("checkpoint", [CARTPOLE, PENDULUM], ids=["discrete-cartpole", "continuous-pendulum"])
 @pytest.mark.parametrize("explore", [False, True], ids=["explore-off", "explore-on"])
 def test_fused_module_to_env_equals_the_pipeline_on_every_step(checkpoint, explore):
-    both = run_side_by_side(checkpoint, explore)
+    both = run_side_by_side(checkpoint, explore, seeds=range(20, 23))  # the demo policies play long episodes
     assert both.calls > 20
     assert both.found == []
 
