@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS
+from tui_eval.integrations.rllib.paths.layout import connector_dir
 
 #: env-to-module pieces that update statistics while they run (the folder name RLlib saves each under)
 UPDATING_FILTERS = ("MeanStdFilter",)
@@ -24,7 +24,7 @@ UPDATING_FILTERS = ("MeanStdFilter",)
 
 def filters_in_checkpoint(checkpoint: Path) -> list[str]:
     """The updating filter pieces the checkpoint's env-to-module pipeline holds (read from its folders)."""
-    folder = checkpoint / CONNECTOR_DIRS["env_to_module"]
+    folder = connector_dir(checkpoint, "env_to_module")
     return [name for name in UPDATING_FILTERS if (folder / name).is_dir()]
 
 
