@@ -355,8 +355,7 @@ class RllibKind(CheckpointKind):
     def _build_multi_agent_path(self, name: str, common: dict[str, Any]) -> InferencePath:
         common = {**common, "module_ids": self.module_ids, "view": self.module_id or None}
         del common["module_id"]
-        if common.pop("freeze_filters"):
-            raise BadInput("--freeze-filters is not supported on multi-agent checkpoints yet; run without it")
+        del common["freeze_filters"]  # refused up front (refuse_for_multi_agent)
         if name == "evaluate":
             from tui_eval.integrations.rllib.paths.multi_agent_evaluate import RllibMultiAgentEvaluatePath
 
