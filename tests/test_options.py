@@ -54,7 +54,7 @@ def specs(draw, fields=ANY_FIELDS) -> RunSpec:
         "num_envs": st.integers(1, 4096), "workers": st.integers(2, 64), "step_timeout": floats,
         "equivalence_margin": floats, "ray_address": texts,
         "return_bounds": st.tuples(floats, floats).filter(lambda b: b[0] < b[1]),
-        "fail_on_differ": st.just(True), "until_decided": st.just(True), "generic_connectors": st.just(True),
+        **{opt.dest: st.just(True) for opt in RUN_OPTIONS if opt.action == "store_true"},  # flags: on
     }.items():
         if dest in chosen:
             values[dest] = draw(strategy)
