@@ -6,31 +6,9 @@ import json
 import shutil
 
 import pytest
-from conftest import CARTPOLE, cli
 
-
-class _Result:
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def in_process(capsys, *args) -> _Result:
-    """The real CLI entry (`main`), in this process: the same code path, without re-importing ray."""
-    from tui_eval.cli import main
-
-    code = main([str(a) for a in args])
-    out = capsys.readouterr()
-    return _Result(code, out.out, out.err)
-
-
-def assert_one_line_error(proc, *needles: str) -> None:
-    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
-    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("tui-eval: error: ")]
-    assert len(errors) == 1, proc.stderr[-2000:]
-    for needle in needles:
-        assert needle in errors[0], errors[0]
+from tests.support.bad_input import assert_one_line_error, in_process
+from tests.support.common import CARTPOLE, cli
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +106,7 @@ def test_tune_trial_directory_takes_the_newest_checkpoint(tmp_path):
     shutil.copytree(CARTPOLE, trial / "checkpoint_000000")
     shutil.copytree(CARTPOLE, trial / "checkpoint_000001")
     (trial / "checkpoint_000001" / "rllib_checkpoint.json").touch()  # newest
-    from engine_helpers import plan_for
+    from tests.support.engines import plan_for
 
     plan = plan_for(trial, "--episodes", "2", log=tmp_path / "run.sqlite")
     assert plan.kind.checkpoint == (trial / "checkpoint_000001").resolve()

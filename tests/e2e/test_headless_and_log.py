@@ -9,8 +9,7 @@ import sqlite3
 import subprocess
 import sys
 
-from conftest import CARTPOLE, ROOT, cli, wait_until
-
+from tests.support.common import CARTPOLE, ROOT, cli, wait_until
 from tui_eval.store import RunLog
 
 PATH_KEYS = {"episodes", "explore", "mean", "ci95", "cs95", "iqm", "iqm_ci95", "success_rate", "success_ci95",

@@ -15,9 +15,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import CARTPOLE, ROOT, cli, wait_until
-from test_cli_bad_input import assert_one_line_error
 
+from tests.support.bad_input import assert_one_line_error
+from tests.support.common import CARTPOLE, ROOT, cli, wait_until
 from tui_eval.runtime import ownership
 from tui_eval.store import RunLog
 

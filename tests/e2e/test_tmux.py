@@ -17,7 +17,7 @@ import pytest
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TUI_EVAL = Path(sys.executable).with_name("tui-eval")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tui_eval"
 MAX_MODULE_LINES = 450
 MAX_FUNCTION_LINES = 60

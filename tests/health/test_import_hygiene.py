@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CORE = ["tui_eval.engine", "tui_eval.session", "tui_eval.headless", "tui_eval.stats", "tui_eval.kinds",
         "tui_eval.paths", "tui_eval.cli", "tui_eval.summary", "tui_eval.store", "tui_eval.runs", "tui_eval.feed",
         "tui_eval.ui.inbox", "tui_eval.ui.source", "tui_eval.ui.charts", "tui_eval.ui.export"]

@@ -6,8 +6,7 @@ import subprocess
 import sys
 import zipfile
 
-from conftest import ROOT
-
+from tests.support.common import ROOT
 from tui_eval.demos import DEMOS
 
 

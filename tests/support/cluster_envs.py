@@ -1,4 +1,4 @@
-"""Envs for the cluster tests and benchmark, importable by Ray's workers (`--env cluster_envs:ID`).
+"""Envs for the cluster tests and benchmark, importable by Ray's workers (`--env tests.support.cluster_envs:ID`).
 
 - `StampedCartPole-v1`: CartPole that appends "seed wall-clock-time" to `stamp_file` at every seeded reset,
   so a test can tell when each episode started, whichever process ran it.

@@ -1,4 +1,4 @@
-"""Faulty deployments as act-form custom paths (`--path NAME=tests/doctor_faulty_loops.py:FACTORY`), one
+"""Faulty deployments as act-form custom paths (`--path NAME=tests/support/doctor_faulty_loops.py:FACTORY`), one
 classic mistake each, for the doctor's probes; `faithful` is the same deployment done right.
 
 The RLlib ones run the checkpoint's module on Pendulum (continuous actions: a probe's proof compares

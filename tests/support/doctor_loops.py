@@ -1,4 +1,4 @@
-"""Users' own loops and policies, as custom paths (`--path NAME=tests/doctor_loops.py:FACTORY`).
+"""Users' own loops and policies, as custom paths (`--path NAME=tests/support/doctor_loops.py:FACTORY`).
 
 Each factory takes (checkpoint, *, explore, device) and returns a run_episode(env) callable (episode form)
 or an object with act(obs) (act form). Some carry one classic bug on purpose, for the doctor's tests.

@@ -1,4 +1,4 @@
-"""Envs that break on purpose, registered with Gymnasium on import (`--env fault_envs:NanCartPole-v0`).
+"""Envs that break on purpose, registered with Gymnasium on import (`--env tests.support.fault_envs:NanCartPole-v0`).
 
 They are real CartPole envs whose world blows up on chosen seeds: the only way to cause these faults.
 """

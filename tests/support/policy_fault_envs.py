@@ -1,5 +1,5 @@
 """A CartPole whose observation changes shape mid-run, registered with Gymnasium on import
-(`--env policy_fault_envs:ReshapingCartPole-v0`): the vector env cannot stack it, so the path stepping it
+(`--env tests.support.policy_fault_envs:ReshapingCartPole-v0`): the vector env cannot stack it, so the path stepping it
 fails (a policy-side failure, not an invalid world) after the seeds before BREAK_SEED finished. It is the
 only way to make a real path fail partway through a run."""
 

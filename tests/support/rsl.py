@@ -14,7 +14,7 @@ from tensordict import TensorDict
 
 from tui_eval.demo_envs import PointGoalEnv
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = ROOT / "assets" / "rsl_pointgoal"
 
 

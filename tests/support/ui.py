@@ -11,7 +11,7 @@ from tui_eval.session import plan_run
 from tui_eval.spec import EpisodeRecord
 from tui_eval.store import RunLog
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CARTPOLE = ROOT / "assets" / "ppo_cartpole"
 
 

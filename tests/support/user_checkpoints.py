@@ -1,5 +1,5 @@
 """Checkpoints as RLlib users make them: trained by the user's own script, from the folder holding their
-module (tests/user_project), copied to a temporary directory so that nothing else can import it."""
+module (tests/support/user_project), copied to a temporary directory so that nothing else can import it."""
 
 from __future__ import annotations
 

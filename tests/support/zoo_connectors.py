@@ -1,6 +1,6 @@
 """Tiny real PPO checkpoints, one per connector piece / space / module kind of the conformance matrix:
 
-    python zoo_connectors.py OUT_DIR [NAME ...]
+    python -m tests.support.zoo_connectors OUT_DIR [NAME ...]   (from the repository root)
 
 Each trains one iteration on a handful of steps: the point is a real checkpoint of each shape (its
 pipelines saved with their state), not a good policy. Run in a subprocess (ray.init, training) so that
@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import ray
-import zoo_envs
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.connectors.env_to_module import FlattenObservations, MeanStdFilter, PrevActionsPrevRewards
 from ray.rllib.connectors.env_to_module.frame_stacking import FrameStackingEnvToModule
@@ -23,6 +22,8 @@ from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.examples.envs.classes.cartpole_with_dict_observation_space import CartPoleWithDictObservationSpace
 from ray.rllib.examples.envs.classes.stateless_cartpole import StatelessCartPole
+
+from tests.support import zoo_envs
 
 MLP = DefaultModelConfig(fcnet_hiddens=[8])
 CNN = DefaultModelConfig(conv_filters=[[4, [2, 2], 1]], head_fcnet_hiddens=[8])

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import CARTPOLE, cli
-from test_cli_bad_input import assert_one_line_error, in_process
 
+from tests.support.bad_input import assert_one_line_error, in_process
+from tests.support.common import CARTPOLE, cli
 from tui_eval.decide import decision_line, gate_answer, gate_exit_code
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import Comparison, guarded_asymptotic_cs

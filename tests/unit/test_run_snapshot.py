@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from ui_helpers import append, synthetic_log
 
+from tests.support.ui import append, synthetic_log
 from tui_eval.ui.inbox import Inbox
 from tui_eval.ui.snapshot import RunSnapshot
 from tui_eval.ui.source import LogSource

@@ -6,9 +6,9 @@ import io
 import threading
 
 import pytest
-from conftest import CARTPOLE, wait_until
-from engine_helpers import plan_for
 
+from tests.support.common import CARTPOLE, wait_until
+from tests.support.engines import plan_for
 from tui_eval import stall
 from tui_eval.runtime.headless_run import run_headless
 from tui_eval.session import start_engine
@@ -45,12 +45,12 @@ def test_the_line_says_what_the_path_is_doing_when_it_can():
 
 
 def test_the_headless_progress_line_names_a_path_stuck_in_a_frozen_world(tmp_path, monkeypatch):
-    import fault_envs
+    from tests.support import fault_envs
 
     monkeypatch.setattr(stall, "MIN_SILENCE_S", 1.0)
     fault_envs.RELEASE_FROZEN.clear()  # seed 303 freezes at step 5 until released
     engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--num-envs", "1", "--seeds", "301:305",
-                                   "--env", "fault_envs:FreezingCartPole-v0", "--step-timeout", "600",
+                                   "--env", "tests.support.fault_envs:FreezingCartPole-v0", "--step-timeout", "600",
                                    log=tmp_path / "run.sqlite"))
     err = io.StringIO()
     seen = threading.Event()
@@ -75,6 +75,6 @@ def test_the_headless_progress_line_names_a_path_stuck_in_a_frozen_world(tmp_pat
 @pytest.fixture(autouse=True)
 def _release_frozen_worlds():
     yield
-    import fault_envs
+    from tests.support import fault_envs
 
     fault_envs.RELEASE_FROZEN.set()

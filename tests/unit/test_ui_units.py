@@ -8,8 +8,8 @@ import math
 import threading
 
 import numpy as np
-from ui_helpers import synthetic_log
 
+from tests.support.ui import synthetic_log
 from tui_eval.events import BlockStarted, EpisodeFinished
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import PathStats

@@ -9,9 +9,9 @@ import time
 from collections import Counter
 
 import pytest
-from conftest import CARTPOLE, ROOT, cli, wait_until
-from engine_helpers import by_seed, plan_for, run_to_end
 
+from tests.support.common import CARTPOLE, ROOT, cli, wait_until
+from tests.support.engines import by_seed, plan_for, run_to_end
 from tui_eval.events import PathFailed, StateChanged
 from tui_eval.session import start_engine
 
@@ -78,7 +78,7 @@ def test_no_episode_starts_once_the_pause_is_shown(tmp_path):
     stamps = tmp_path / "resets.txt"
     engine = start_engine(plan_for(
         CARTPOLE, "--paths", "connectors", "--seeds", "0:", "--num-envs", "2", "--workers", "2",
-        "--env", "cluster_envs:StampedCartPole-v1", "--env-config", f'{{"stamp_file": "{stamps}"}}',
+        "--env", "tests.support.cluster_envs:StampedCartPole-v1", "--env-config", f'{{"stamp_file": "{stamps}"}}',
         log=tmp_path / "run.sqlite"))
     engine.episodes = None  # as the live app: until stopped
     shown: list[float] = []

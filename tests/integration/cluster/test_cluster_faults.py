@@ -16,9 +16,9 @@ import time
 from collections import Counter
 
 import pytest
-from conftest import CARTPOLE, ROOT, cli, wait_until
-from engine_helpers import by_seed, plan_for
 
+from tests.support.common import CARTPOLE, ROOT, cli, wait_until
+from tests.support.engines import by_seed, plan_for
 from tui_eval.events import PathFailed, PathNotice
 from tui_eval.session import start_engine
 
@@ -35,7 +35,7 @@ def cluster():
     stop_ray()  # a local Ray of an earlier module in this process
     # the nodes' workers import this checkout and the test envs, as a user's nodes import theirs
     previous = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), str(ROOT / "tests"), previous]))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), previous]))
     made = Cluster(initialize_head=True, connect=False, head_node_args={"num_cpus": 0})
     for _ in range(2):
         made.add_node(num_cpus=NODE_CPUS)
@@ -137,8 +137,9 @@ def test_a_node_that_leaves_moves_its_work_and_a_full_cluster_says_so_and_waits(
 
 def test_a_hung_step_in_an_actor_or_runner_is_invalid_and_it_is_replaced_and_logged(cluster, tmp_path):
     log = tmp_path / "hung.sqlite"
-    done = cli(CARTPOLE, "--headless", "--env", "fault_envs:FreezingCartPole-v0", "--explore", "evaluate=off",
-               "--step-timeout", "2", "--seeds", "0:6", "--num-envs", "2", "--workers", "2",
+    done = cli(CARTPOLE, "--headless", "--env", "tests.support.fault_envs:FreezingCartPole-v0",
+               "--explore", "evaluate=off", "--step-timeout", "2", "--seeds", "0:6", "--num-envs", "2",
+               "--workers", "2",
                "--ray-address", cluster.address, "--log", log, cwd=tmp_path, timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
     from tui_eval.store import RunLog

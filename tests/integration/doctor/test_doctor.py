@@ -13,14 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CARTPOLE, PENDULUM, ROOT
-from engine_helpers import plan_for
 
+from tests.support.common import CARTPOLE, PENDULUM, SUPPORT
+from tests.support.engines import plan_for
 from tui_eval.cli import main
 from tui_eval.doctor import diagnose_plan
 from tui_eval.doctor.replay import STAGES
 
-LOOPS = ROOT / "tests" / "doctor_loops.py"
+LOOPS = SUPPORT / "doctor_loops.py"
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def trained(tmp_path_factory) -> Path:
     """A MeanStdFilter CartPole and a Pendulum whose evaluation_config cuts episodes to 100 steps."""
     out = tmp_path_factory.mktemp("doctor_checkpoints")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "doctor_checkpoints.py"), str(out)], cwd=out,
+    proc = subprocess.run([sys.executable, str(SUPPORT / "doctor_checkpoints.py"), str(out)], cwd=out,
                           env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out

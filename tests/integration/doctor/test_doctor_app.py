@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from conftest import ROOT
-from ui_helpers import live_plan, plain, wait_for
-
+from tests.support.common import SUPPORT
+from tests.support.ui import live_plan, plain, wait_for
 from tui_eval.ui.app import EvalApp
 
-LOOPS = ROOT / "tests" / "doctor_loops.py"
+LOOPS = SUPPORT / "doctor_loops.py"
 
 
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import PENDULUM, ROOT
-from doctor_exports import faulty_export, other_statistics, without_normalizer
-from engine_helpers import plan_for
 
+from tests.support.common import PENDULUM, SUPPORT
+from tests.support.doctor_exports import faulty_export, other_statistics, without_normalizer
+from tests.support.engines import plan_for
 from tui_eval.doctor import diagnose_plan
 from tui_eval.doctor.probes import PROBES
 
-LOOPS = ROOT / "tests" / "doctor_faulty_loops.py"
+LOOPS = SUPPORT / "doctor_faulty_loops.py"
 SEED = 1_000_000_000  # replayed at once where the mistake shows on any seed (no batch run first: faster)
 
 
@@ -94,9 +94,8 @@ def test_faithful_loops_have_no_findings_and_no_probe_notes(tmp_path, names):
 
 
 def test_float64_where_the_other_path_rounds_to_float32_is_named_with_its_proof(tmp_path):
-    import doctor_faulty_loops  # noqa: F401  (registers FarPendulum-v0, whose observations are float64)
-
-    d = diagnose(PENDULUM, tmp_path, "--env", "FarPendulum-v0", "--paths", "float32,float64",
+    # --import: the loops' file registers FarPendulum-v0, whose observations are float64
+    d = diagnose(PENDULUM, tmp_path, "--import", str(LOOPS), "--env", "FarPendulum-v0", "--paths", "float32,float64",
                  "--path", f"float32={LOOPS}:float32", "--path", f"float64={LOOPS}:float64", seed=SEED)
     top = d.findings[0]
     assert top.cause.startswith("`float64` computes on the float64 observation where `float32` rounds it to float32")

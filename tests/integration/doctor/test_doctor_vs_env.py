@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import CARTPOLE, PENDULUM
-from engine_helpers import plan_for
-
+from tests.support.common import CARTPOLE, PENDULUM
+from tests.support.engines import plan_for
 from tui_eval.cli import main
 from tui_eval.doctor import diagnose_plan
 

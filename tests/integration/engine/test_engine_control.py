@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from conftest import CARTPOLE, wait_until
-from engine_helpers import plan_for
-
+from tests.support.common import CARTPOLE, wait_until
+from tests.support.engines import plan_for
 from tui_eval.events import EpisodeFinished, PathFailed
 from tui_eval.session import start_engine
 
@@ -89,10 +88,10 @@ def test_a_failed_path_is_loaded_afresh_and_its_episodes_in_flight_run_again(tmp
 
 
 def test_a_step_that_never_returns_makes_an_invalid_episode_and_a_fresh_path(tmp_path):
-    import fault_envs
+    from tests.support import fault_envs
 
     engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--num-envs", "1", "--episodes", "5",
-                                   "--seeds", "300:305", "--env", "fault_envs:FreezingCartPole-v0",
+                                   "--seeds", "300:305", "--env", "tests.support.fault_envs:FreezingCartPole-v0",
                                    "--step-timeout", "1", log=tmp_path / "run.sqlite"))
     events = []
     engine.subscribe(events.append)

@@ -7,8 +7,8 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import ASSETS, CARTPOLE, cli, wait_until
 
+from tests.support.common import ASSETS, CARTPOLE, cli, wait_until
 from tui_eval.frames.cells import EIGHT_BIT, TRUECOLOR, halfblock_lines, xterm256
 from tui_eval.frames.hub import KEEP_FRAMES
 from tui_eval.frames.images import is_image_space

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ASSETS, ROOT
-from ui_helpers import wait_for
 
+from tests.support.common import ASSETS, ROOT
+from tests.support.ui import wait_for
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.session import plan_run
 from tui_eval.ui.app import EvalApp

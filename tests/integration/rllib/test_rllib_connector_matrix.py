@@ -1,18 +1,18 @@
 """Conformance matrix of the `connectors` path against real Algorithm.evaluate(): one tiny real checkpoint per
-connector piece, space and module kind (trained once per session by tests/zoo_connectors.py); with explore
+connector piece, space and module kind (trained once per session by tests/support/zoo_connectors.py); with explore
 off both paths give the same return on every seed."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from engine_helpers import by_seed, run_to_end
 
-TESTS = Path(__file__).resolve().parent
+from tests.support.common import ROOT
+from tests.support.engines import by_seed, run_to_end
+
 SEEDS = ("--seeds", "40:46", "--episodes", "6", "--num-envs", "3")
 #: checkpoint -> what the connectors path must say about its pipelines
 MATRIX = {
@@ -29,8 +29,7 @@ MATRIX = {
 @pytest.fixture(scope="session")
 def zoo(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("zoo")
-    env = dict(os.environ, PYTHONPATH=f"{TESTS.parent}:{TESTS}")
-    proc = subprocess.run([sys.executable, "zoo_connectors.py", str(out)], cwd=TESTS, env=env,
+    proc = subprocess.run([sys.executable, "-m", "tests.support.zoo_connectors", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out

@@ -52,7 +52,7 @@ def test_a_gymnasium_id_takes_env_config_as_make_arguments():
 
 
 def test_module_colon_id_imports_the_module_first():
-    recipe = resolve_env("fault_envs:NanCartPole-v0", {})
+    recipe = resolve_env("tests.support.fault_envs:NanCartPole-v0", {})
     assert recipe.make_one() is not None
 
 

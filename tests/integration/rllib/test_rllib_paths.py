@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import fault_envs
 import pytest
-from conftest import CARTPOLE, PENDULUM
-from engine_helpers import by_seed, plan_for, run_to_end
+
+from tests.support import fault_envs
+from tests.support.common import CARTPOLE, PENDULUM
+from tests.support.engines import by_seed, plan_for, run_to_end
 
 
 @pytest.mark.parametrize("checkpoint", [CARTPOLE, PENDULUM], ids=["discrete-cartpole", "continuous-pendulum"])
@@ -32,8 +33,8 @@ def test_library_defaults_are_shown_and_differ(tmp_path):
 
 
 @pytest.mark.parametrize("env, reason", [
-    ("fault_envs:NanCartPole-v0", f"non-finite observation at step {fault_envs.BREAK_AT_STEP}"),
-    ("fault_envs:RaisingCartPole-v0", "RuntimeError: simulated physics blow-up"),
+    ("tests.support.fault_envs:NanCartPole-v0", f"non-finite observation at step {fault_envs.BREAK_AT_STEP}"),
+    ("tests.support.fault_envs:RaisingCartPole-v0", "RuntimeError: simulated physics blow-up"),
 ])
 def test_broken_worlds_become_invalid_records_and_the_run_goes_on(env, reason, tmp_path):
     engine, records = run_to_end(CARTPOLE, "--env", env, "--episodes", "9", "--num-envs", "3",
@@ -72,9 +73,8 @@ def test_fused_stock_pipelines_equal_the_generic_ones(checkpoint, tmp_path):
 def test_evaluate_path_pauses_between_episodes_and_runs_every_seed_once(tmp_path):
     """evaluate() calls go on across pauses: episodes in flight finish, no new one starts while paused,
     and after resuming every seed of the block is run exactly once."""
-    from conftest import wait_until
-    from engine_helpers import plan_for
-
+    from tests.support.common import wait_until
+    from tests.support.engines import plan_for
     from tui_eval.session import start_engine
 
     engine = start_engine(plan_for(CARTPOLE, "--paths", "evaluate", "--episodes", "24", "--num-envs", "4",

@@ -7,10 +7,10 @@ import json
 from collections import defaultdict
 
 import pytest
-from conftest import cli
-from test_cli_bad_input import assert_one_line_error
-from user_checkpoints import MODULE, train_user_checkpoints
 
+from tests.support.bad_input import assert_one_line_error
+from tests.support.common import cli
+from tests.support.user_checkpoints import MODULE, train_user_checkpoints
 from tui_eval.store import RunLog
 
 

@@ -1,6 +1,6 @@
-"""The algorithm conformance matrix: a tiny real checkpoint per new-API-stack algorithm (tests/zoo_checkpoints.py),
-both RLlib paths on the same seeds; checkpoint features a path cannot replicate are refused before any episode;
-a path given up mid-run voids the comparison."""
+"""The algorithm conformance matrix: a tiny real checkpoint per new-API-stack algorithm
+(tests/support/zoo_checkpoints.py), both RLlib paths on the same seeds; checkpoint features a path cannot
+replicate are refused before any episode; a path given up mid-run voids the comparison."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
-from engine_helpers import by_seed, plan_for, run_to_end
-from test_cli_bad_input import assert_one_line_error, in_process
-from zoo_checkpoints import ALGORITHMS, EXTRA
 
+from tests.support.bad_input import assert_one_line_error, in_process
+from tests.support.common import ROOT
+from tests.support.engines import by_seed, plan_for, run_to_end
+from tests.support.zoo_checkpoints import ALGORITHMS, EXTRA
 from tui_eval.format import summary_table
 from tui_eval.store import RunLog
 
@@ -24,8 +24,8 @@ from tui_eval.store import RunLog
 def zoo(tmp_path_factory) -> Path:
     """Every zoo checkpoint, trained once per session in one subprocess (one ray.init)."""
     out = tmp_path_factory.mktemp("zoo")
-    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "zoo_checkpoints.py"), str(out),
-                           *ALGORITHMS, *EXTRA], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "tests.support.zoo_checkpoints", str(out), *ALGORITHMS, *EXTRA],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
 
@@ -87,11 +87,12 @@ def test_the_path_the_refusal_names_runs(zoo, tmp_path):
 
 
 def test_a_path_given_up_mid_run_voids_the_comparison(zoo, tmp_path, capsys):
-    import policy_fault_envs  # noqa: F401  (registers the env)
+    from tests.support import policy_fault_envs  # noqa: F401  (registers the env)
 
     # the first seeds finish on both paths (identical: explore off; evaluate reports those of its first
     # evaluate() call, 50 steps); seed BREAK_SEED breaks the vector env on both
-    result = in_process(capsys, zoo / "ppo", "--headless", "--env", "policy_fault_envs:ReshapingCartPole-v0",
+    result = in_process(capsys, zoo / "ppo", "--headless",
+                        "--env", "tests.support.policy_fault_envs:ReshapingCartPole-v0",
                         "--seeds", "0:12", "--num-envs", "1", "--explore", "evaluate=off",
                         "--json", tmp_path / "s.json", "--log", tmp_path / "run.sqlite")
     assert result.returncode == 4, result.stderr[-3000:]

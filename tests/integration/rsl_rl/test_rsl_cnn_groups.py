@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 import torch
-from rsl_helpers import ListFeed, run_path
-from rsl_train import SMALL_PPO, train
 
+from tests.support.rsl import ListFeed, run_path
+from tests.support.rsl_train import SMALL_PPO, train
 from tui_eval.kinds.rsl_rl import RslRlKind
 from tui_eval.spec import BadInput, RunSpec
 

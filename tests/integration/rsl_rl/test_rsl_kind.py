@@ -11,11 +11,11 @@ import sys
 import pytest
 import torch
 import yaml
-from rsl_helpers import DEMO_DIR, ROOT, demo_checkpoint, run_path
 from rsl_rl.models import MLPModel
 from rsl_rl.utils import resolve_class
 from tensordict import TensorDict
 
+from tests.support.rsl import DEMO_DIR, ROOT, demo_checkpoint, run_path
 from tui_eval.kinds import load_kind
 from tui_eval.kinds.rsl_cfg import infer_cfg, normalise_cfg, read_cfg_file
 from tui_eval.kinds.rsl_rl import RslRlKind

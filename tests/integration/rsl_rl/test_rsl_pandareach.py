@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import yaml
-from conftest import ROOT, cli
 
+from tests.support.common import ROOT, cli
 from tui_eval.demos import DEMO_ROOT, DEMOS
 from tui_eval.kinds.rsl_rl import HELD_OUT_START
 

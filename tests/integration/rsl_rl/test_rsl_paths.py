@@ -8,8 +8,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
-from rsl_helpers import demo_checkpoint, run_path
 
+from tests.support.rsl import demo_checkpoint, run_path
 from tui_eval.kinds.rsl_rl import RslRlKind
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 import torch
-from rsl_helpers import run_path
-from rsl_train import recurrent_cfg, train
 
+from tests.support.rsl import run_path
+from tests.support.rsl_train import recurrent_cfg, train
 from tui_eval.kinds.rsl_rl import RslRlKind
 from tui_eval.spec import BadInput, RunSpec
 
@@ -229,7 +229,7 @@ def test_the_doctor_replays_a_recurrent_actor_and_finds_nothing_on_faithful_path
     from parts a recurrent actor lacks), the paths agree, and there is no finding."""
     import json
 
-    from conftest import cli
+    from tests.support.common import cli
 
     out = tmp_path / "diagnosis.json"
     proc = cli("diagnose", lstm_checkpoint, "--paths", "runner,jit", "--episodes", "2", "--json", out)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from rsl_helpers import ListFeed, demo_checkpoint, run_path
 
+from tests.support.rsl import ListFeed, demo_checkpoint, run_path
 from tui_eval.kinds.rsl_rl import RslRlKind
 from tui_eval.paths.rsl_vecenv import GymVecEnv
 from tui_eval.spec import BadInput, RunSpec
@@ -45,7 +45,7 @@ def test_idle_worlds_record_nothing():
 
 
 def test_vecenv_factory_runs_end_to_end():
-    kind = kind_for(vecenv="rsl_helpers:make_vecenv", num_envs=4)
+    kind = kind_for(vecenv="tests.support.rsl:make_vecenv", num_envs=4)
     assert "--vecenv" in kind.describe()["env"]
     results = {}
     for name in ("runner", "jit"):
@@ -62,7 +62,7 @@ def test_vecenv_factory_runs_end_to_end():
 
 
 def test_vecenv_nan_world_and_exception_are_invalid():
-    kind = kind_for(vecenv="rsl_helpers:make_vecenv", num_envs=3, env_config={"nan_world": 1, "raise_at": 40})
+    kind = kind_for(vecenv="tests.support.rsl:make_vecenv", num_envs=3, env_config={"nan_world": 1, "raise_at": 40})
     path = kind.build_path("runner", False)
     try:
         records = run_path(path, range(400, 415))

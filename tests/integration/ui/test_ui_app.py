@@ -11,8 +11,8 @@ import io
 import json
 
 import pytest
-from ui_helpers import live_plan, plain, wait_for
 
+from tests.support.ui import live_plan, plain, wait_for
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.events import PathFailed
 from tui_eval.format import comparison_reason
@@ -185,7 +185,7 @@ async def test_load_failure_is_shown_and_exits_2(tmp_path, apps):
     # Module weights cut short: the checkpoint reads fine offline and fails only when the path loads.
     import shutil
 
-    from conftest import CARTPOLE
+    from tests.support.common import CARTPOLE
 
     broken = tmp_path / "cut_weights"
     shutil.copytree(CARTPOLE, broken)
@@ -234,7 +234,7 @@ async def test_layout_without_engine(tmp_path, size):
 async def test_until_decided_ends_the_live_run_and_says_what_was_decided(tmp_path, apps):
     """`--until-decided` in the app: the run ends at the answer, and the status line says which, after how
     many pairs (a sampling `vs` path differs from the greedy one on the first seeds)."""
-    from conftest import CARTPOLE
+    from tests.support.common import CARTPOLE
 
     plan = live_plan(tmp_path, "--paths", "connectors,vs", "--vs", str(CARTPOLE), "--explore", "vs=on",
                      "--until-decided", "--episodes", "400")

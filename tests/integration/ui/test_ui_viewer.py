@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ui_helpers import append, plain, synthetic_log, wait_for
-
+from tests.support.ui import append, plain, synthetic_log, wait_for
 from tui_eval.ui.app import EvalApp
 from tui_eval.ui.export import export_paths
 from tui_eval.ui.widgets import ComparisonTable, EpisodeLog, RunHeader, Sparklines, StatusLine, VerdictBar
