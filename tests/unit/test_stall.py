@@ -1,14 +1,13 @@
-"""Silent paths: the watch on a clock the test drives, and the headless progress line on a real frozen world."""
+"""Silent paths: the watch on a clock the test drives, and the headless progress line on a scripted path
+(tests/support/fake_path.py, a fake) whose step hangs; on a real frozen world: tests/integration/engine/."""
 
 from __future__ import annotations
 
 import io
 import threading
 
-import pytest
-
-from tests.support.common import CARTPOLE, wait_until
-from tests.support.engines import plan_for
+from tests.support.common import wait_until
+from tests.support.fake_path import Script, fake_plan
 from tui_eval import stall
 from tui_eval.runtime.headless_run import run_headless
 from tui_eval.session import start_engine
@@ -44,14 +43,10 @@ def test_the_line_says_what_the_path_is_doing_when_it_can():
         "evaluate: no episode for 61 s (in evaluate() call 3 for 58 s)"
 
 
-def test_the_headless_progress_line_names_a_path_stuck_in_a_frozen_world(tmp_path, monkeypatch):
-    from tests.support import fault_envs
-
+def test_the_headless_progress_line_names_a_silent_path(tmp_path, monkeypatch):
     monkeypatch.setattr(stall, "MIN_SILENCE_S", 1.0)
-    fault_envs.RELEASE_FROZEN.clear()  # seed 303 freezes at step 5 until released
-    engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--num-envs", "1", "--seeds", "301:305",
-                                   "--env", "tests.support.fault_envs:FreezingCartPole-v0", "--step-timeout", "600",
-                                   log=tmp_path / "run.sqlite"))
+    script = Script(num_envs=1, hang=frozenset({303}))  # seed 303's step 5 hangs until released
+    engine = start_engine(fake_plan(tmp_path, {"connectors": script}, seeds="301:305", episodes=4, step_timeout=600))
     err = io.StringIO()
     seen = threading.Event()
 
@@ -60,21 +55,11 @@ def test_the_headless_progress_line_names_a_path_stuck_in_a_frozen_world(tmp_pat
             wait_until(lambda: "connectors: no episode for" in err.getvalue(), timeout=60)
             seen.set()
         finally:
-            fault_envs.RELEASE_FROZEN.set()
+            script.release.set()
 
     watcher = threading.Thread(target=release_once_silent, daemon=True)
     watcher.start()
     code = run_headless(engine, out=io.StringIO(), err=err)
     watcher.join(5)
     assert seen.is_set() and code == 0, err.getvalue()[-2000:]
-    line = next(x for x in err.getvalue().splitlines() if "no episode for" in x)
-    assert "(1 episode in flight, 5 env steps into them (longest 5))" in line, line
     assert "connectors 4/4" in err.getvalue().splitlines()[-1]  # released: the run then finishes
-
-
-@pytest.fixture(autouse=True)
-def _release_frozen_worlds():
-    yield
-    from tests.support import fault_envs
-
-    fault_envs.RELEASE_FROZEN.set()
