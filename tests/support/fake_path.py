@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tui_eval.feed import SeedFeed
 from tui_eval.kinds.base import CheckpointKind
@@ -132,13 +133,15 @@ class FakeKind(CheckpointKind):
 
 
 def fake_plan(tmp_path: Path, scripts: dict[str, Script] | None = None, *, seeds: str = "100:",
-              episodes: int | None = None, step_timeout: float = 30.0, name: str = "run") -> Plan:
-    """The plan `session.plan_run` would make for a checkpoint of the fake kind."""
+              episodes: int | None = None, step_timeout: float = 30.0, name: str = "run",
+              explore: dict[str, bool] | None = None, **spec_fields: Any) -> Plan:
+    """The plan `session.plan_run` would make for a checkpoint of the fake kind (`spec_fields`: more
+    RunSpec fields, e.g. until_decided=True)."""
     log = tmp_path / f"{name}.sqlite"
     spec = RunSpec(checkpoint=str(tmp_path / "fake_checkpoint"), episodes=episodes, step_timeout=step_timeout,
-                   log=str(log))
+                   log=str(log), **spec_fields)
     kind = FakeKind(Path(spec.checkpoint), spec, scripts)
     paths = list(kind.path_names)
-    return Plan(spec=spec, kind=kind, paths=paths, explore={p: False for p in paths},
+    return Plan(spec=spec, kind=kind, paths=paths, explore={p: (explore or {}).get(p, False) for p in paths},
                 explore_source={p: "fake" for p in paths}, seeds=SeedBlock.parse(seeds), seeds_note="fake",
                 log_path=log, facts=kind.describe())

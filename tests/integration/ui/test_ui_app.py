@@ -1,7 +1,8 @@
-"""The live app (Pilot, headless driver) against the real engine on the bundled CartPole checkpoint.
+"""The live app (Pilot, headless driver) over a real engine: on scripted paths (tests/support/fake_path.py,
+a fake kind: no policy, no Ray) where what is tested is the app's view and keys of a run, on the bundled
+CartPole checkpoint where a real path fails to load. Real paths in the real app: tests/e2e/test_tmux.py.
 
-One app run per behaviour: `connectors` alone where one path is enough, both paths (ray starts) in one
-test.
+One app run per behaviour: `connectors` alone where one path is enough, both paths in one test.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import json
 
 import pytest
 
-from tests.support.ui import live_plan, plain, wait_for
+from tests.support.fake_path import Script, fake_plan
+from tests.support.ui import plain, wait_for
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.events import PathFailed
 from tui_eval.format import comparison_reason
@@ -35,6 +37,14 @@ from tui_eval.ui.widgets import (
 NUM_ENVS = 4
 
 
+def scripted(**step) -> Script:
+    return Script(num_envs=NUM_ENVS, step_s=0.005, **step)
+
+
+def differ_when_sampling(seed: int, explore: bool) -> float:
+    """A sampling `vs` path scores lower than the greedy one, by an amount that varies with the seed."""
+    return float(seed % 10 - (2 + seed * 7919 % 5 if explore else 0))
+
 
 def episodes(app) -> int:
     return sum(s.episodes for s in app.engine.stats.paths.values())
@@ -47,7 +57,7 @@ async def settle(pilot, app, timeout: float = 60.0) -> int:
 
 
 async def _live_connectors(tmp_path, apps):
-    plan = live_plan(tmp_path, "--paths", "connectors")
+    plan = fake_plan(tmp_path, {"connectors": scripted()})
     app = EvalApp(plan)
     apps.append(app)
     return plan, app
@@ -137,7 +147,7 @@ async def test_live_export_matches_the_log_and_quit_keeps_every_episode(tmp_path
 
 
 async def test_both_paths_side_by_side(tmp_path, apps):
-    plan = live_plan(tmp_path, "--episodes", "12")
+    plan = fake_plan(tmp_path, {"evaluate": scripted(), "connectors": scripted()}, episodes=12)
     app = EvalApp(plan)
     apps.append(app)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -212,7 +222,7 @@ async def test_load_failure_is_shown_and_exits_2(tmp_path, apps):
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_layout_without_engine(tmp_path, size):
     """While loading, every panel is laid out at both sizes and keys need no engine."""
-    plan = live_plan(tmp_path, "--paths", "connectors")
+    plan = fake_plan(tmp_path, {"connectors": scripted()})
     app = EvalApp(plan)
     app._load = lambda: None  # never loads: the loading state stays
     async with app.run_test(size=size) as pilot:
@@ -234,10 +244,9 @@ async def test_layout_without_engine(tmp_path, size):
 async def test_until_decided_ends_the_live_run_and_says_what_was_decided(tmp_path, apps):
     """`--until-decided` in the app: the run ends at the answer, and the status line says which, after how
     many pairs (a sampling `vs` path differs from the greedy one on the first seeds)."""
-    from tests.support.common import CARTPOLE
-
-    plan = live_plan(tmp_path, "--paths", "connectors,vs", "--vs", str(CARTPOLE), "--explore", "vs=on",
-                     "--until-decided", "--episodes", "400")
+    plan = fake_plan(tmp_path, {"connectors": scripted(ret=differ_when_sampling),
+                                "vs": scripted(ret=differ_when_sampling)},
+                     explore={"vs": True}, until_decided=True, episodes=400)
     app = EvalApp(plan)
     apps.append(app)
     async with app.run_test(size=(120, 40)) as pilot:
