@@ -25,8 +25,8 @@ CONTENDERS = {"connectors", "generic", "evaluate", "plain"}
 
 
 def zoo_checkpoint(algorithm: str, out: Path) -> Path:
-    subprocess.run([sys.executable, str(ROOT / "tests" / "support" / "zoo_checkpoints.py"), str(out), algorithm], check=True,
-                   capture_output=True)
+    script = ROOT / "tests" / "support" / "zoo_checkpoints.py"
+    subprocess.run([sys.executable, str(script), str(out), algorithm], check=True, capture_output=True)
     return out / algorithm
 
 

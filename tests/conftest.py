@@ -11,14 +11,41 @@ import pytest
 from tui_eval.local_ray import prepare_environment
 
 prepare_environment()
+
+from tests.support.jobs import WANTED_BY  # noqa: E402  (after prepare_environment: they may import ray)
+from tests.support.prefetch import Prefetcher  # noqa: E402
+
+#: the order the folders run in: fast logic first, the real parts that need trained checkpoints last, so
+#: that the background jobs (tests/support/jobs.py) are done when those start
+ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/integration/ui/",
+         "tests/integration/frames/", "tests/integration/rsl_rl/", "tests/integration/cluster/", "tests/e2e/",
+         "tests/integration/doctor/", "tests/integration/rllib/")
 # runs started by the tests are listed in a registry of their own, not the user's
 os.environ.setdefault("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-state-"))
+
+
+def _rank(item) -> int:
+    path = item.nodeid
+    return next((i for i, prefix in enumerate(ORDER) if path.startswith(prefix)), len(ORDER))
+
+
+def pytest_collection_modifyitems(session, config, items):
+    items.sort(key=_rank)  # stable: within a folder, the files' and tests' own order
 
 
 def pytest_collection_finish(session):
     """A run that collects nothing is a broken layout or a wrong path, never a pass."""
     if not session.items and not session.config.option.collectonly:
         raise pytest.UsageError("no tests were collected: check the path or the -k/-m expression")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def prefetcher(request, tmp_path_factory) -> Prefetcher:
+    """The background jobs that the collected tests need, started now (one at a time)."""
+    collected = {item.nodeid.split("::")[0] for item in request.session.items}
+    prefetch = Prefetcher(tmp_path_factory.mktemp("prefetch"))
+    prefetch.start([job for job, files in WANTED_BY if collected.intersection(files)])
+    return prefetch
 
 
 @pytest.fixture

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.jobs import MYPY
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tui_eval"
 MAX_MODULE_LINES = 450
@@ -41,8 +43,10 @@ def test_ruff_is_clean():
     _run(_tool("ruff"), "check", "--no-cache", "tui_eval", "tests", "bench")
 
 
-def test_mypy_is_clean():
-    _run(_tool("mypy"), "--no-incremental", "--cache-dir", os.devnull, timeout=600)
+def test_mypy_is_clean(prefetcher, tmp_path):
+    # run in the background from the session's start (tests/support/jobs.py)
+    result, _ = prefetcher.wait(MYPY, tmp_path)
+    assert result.returncode == 0, f"mypy failed:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
 
 
 def test_import_contracts_hold():

@@ -4,11 +4,8 @@ faithful deterministic paths give no findings. Custom paths (episode and act for
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +13,7 @@ import pytest
 
 from tests.support.common import CARTPOLE, PENDULUM, SUPPORT
 from tests.support.engines import plan_for
+from tests.support.jobs import DOCTOR
 from tui_eval.cli import main
 from tui_eval.doctor import diagnose_plan
 from tui_eval.doctor.replay import STAGES
@@ -24,12 +22,9 @@ LOOPS = SUPPORT / "doctor_loops.py"
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory) -> Path:
+def trained(prefetcher, tmp_path_factory) -> Path:
     """A MeanStdFilter CartPole and a Pendulum whose evaluation_config cuts episodes to 100 steps."""
-    out = tmp_path_factory.mktemp("doctor_checkpoints")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, str(SUPPORT / "doctor_checkpoints.py"), str(out)], cwd=out,
-                          env=env, capture_output=True, text=True, timeout=600)
+    proc, out = prefetcher.wait(DOCTOR, tmp_path_factory.mktemp("doctor_checkpoints"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
 

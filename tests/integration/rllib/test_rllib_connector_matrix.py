@@ -4,14 +4,12 @@ off both paths give the same return on every seed."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.common import ROOT
 from tests.support.engines import by_seed, run_to_end
+from tests.support.jobs import CONNECTORS
 
 SEEDS = ("--seeds", "40:46", "--episodes", "6", "--num-envs", "3")
 #: checkpoint -> what the connectors path must say about its pipelines
@@ -27,10 +25,8 @@ MATRIX = {
 
 
 @pytest.fixture(scope="session")
-def zoo(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("zoo")
-    proc = subprocess.run([sys.executable, "-m", "tests.support.zoo_connectors", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+def zoo(prefetcher, tmp_path_factory) -> Path:
+    proc, out = prefetcher.wait(CONNECTORS, tmp_path_factory.mktemp("zoo"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
 

@@ -10,13 +10,16 @@ import pytest
 
 from tests.support.bad_input import assert_one_line_error
 from tests.support.common import cli
-from tests.support.user_checkpoints import MODULE, train_user_checkpoints
+from tests.support.jobs import USER
+from tests.support.user_checkpoints import MODULE, user_checkpoints
 from tui_eval.store import RunLog
 
 
 @pytest.fixture(scope="module")
-def user(tmp_path_factory):
-    return train_user_checkpoints(tmp_path_factory.mktemp("user"))
+def user(prefetcher, tmp_path_factory):
+    proc, folder = prefetcher.wait(USER, tmp_path_factory.mktemp("user"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return user_checkpoints(folder)
 
 
 def _run(*args, cwd, timeout: float = 300):

@@ -6,26 +6,22 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.bad_input import assert_one_line_error, in_process
-from tests.support.common import ROOT
 from tests.support.engines import by_seed, plan_for, run_to_end
-from tests.support.zoo_checkpoints import ALGORITHMS, EXTRA
+from tests.support.jobs import ZOO
+from tests.support.zoo_checkpoints import ALGORITHMS
 from tui_eval.format import summary_table
 from tui_eval.store import RunLog
 
 
 @pytest.fixture(scope="session")
-def zoo(tmp_path_factory) -> Path:
-    """Every zoo checkpoint, trained once per session in one subprocess (one ray.init)."""
-    out = tmp_path_factory.mktemp("zoo")
-    proc = subprocess.run([sys.executable, "-m", "tests.support.zoo_checkpoints", str(out), *ALGORITHMS, *EXTRA],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+def zoo(prefetcher, tmp_path_factory) -> Path:
+    """Every zoo checkpoint, trained once per session in one subprocess (one ray.init), in the background."""
+    proc, out = prefetcher.wait(ZOO, tmp_path_factory.mktemp("zoo"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
 

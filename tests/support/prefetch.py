@@ -1,0 +1,89 @@
+"""Slow preparations of the session (training tiny checkpoints, mypy) run in the background, one at a time,
+from the first test on, so that they overlap the tests that need none of them; a fixture that needs one
+waits for it (or runs it at once when the session did not start it).
+
+Each job is a subprocess with its own folder under the session's temporary directory: what it writes
+is the same as when the fixture ran it itself; only when it runs changes. One job at a time, with one
+torch thread each, so that the foreground test keeps a core on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Job:
+    """A named subprocess: `command(folder)` gives (argv, cwd, env) once `folder` exists."""
+
+    name: str
+    command: Callable[[Path], tuple[list[str], Path, dict[str, str]]]
+    timeout: float = 600
+    folder: Path | None = None
+    result: subprocess.CompletedProcess | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+    claimed: bool = False
+
+    def run(self) -> None:
+        assert self.folder is not None
+        try:
+            argv, cwd, env = self.command(self.folder)
+            quiet = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+            self.result = subprocess.run(argv, cwd=cwd, env={**quiet, **env}, capture_output=True, text=True,
+                                         timeout=self.timeout)
+        except Exception as exc:  # a failure is the waiting fixture's to report
+            self.result = subprocess.CompletedProcess([self.name], 1, "", f"{type(exc).__name__}: {exc}")
+        finally:
+            self.done.set()
+
+
+class Prefetcher:
+    """The session's background jobs, run in order by one daemon thread."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+
+    def start(self, jobs: list[Job]) -> None:
+        for job in jobs:
+            job.folder = self.root / job.name
+            job.folder.mkdir(parents=True, exist_ok=True)
+            self.jobs[job.name] = job
+        threading.Thread(target=self._run_all, args=(jobs,), name="prefetch", daemon=True).start()
+
+    def _claim(self, job: Job) -> bool:
+        with self._lock:
+            if job.claimed:
+                return False
+            job.claimed = True
+            return True
+
+    def _run_all(self, jobs: list[Job]) -> None:
+        for job in jobs:
+            if self._claim(job):
+                job.run()
+
+    def wait(self, job: Job, folder: Path) -> tuple[subprocess.CompletedProcess, Path]:
+        """The job's result and folder: the background run's, else (not started in this session) run now."""
+        known = self.jobs.get(job.name)
+        if known is None:
+            job.folder = folder
+            job.claimed = True
+            job.run()
+            known = job
+        elif self._claim(known):  # queued behind others: run it here, now
+            known.run()
+        known.done.wait()
+        assert known.result is not None and known.folder is not None
+        return known.result, known.folder
+
+
+def plain_env(**extra: str) -> dict[str, str]:
+    """This process's environment without PYTHONPATH (a user's shell), plus `extra`."""
+    return {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, **extra}
