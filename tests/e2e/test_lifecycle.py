@@ -100,7 +100,7 @@ def test_the_foreground_app_survives_its_terminal(tmp_path):
 
 def test_sigkill_then_resume_runs_every_seed_exactly_once(tmp_path):
     log = tmp_path / "k.sqlite"
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", str(CARTPOLE), "--headless", "--episodes", "120",
                              "--num-envs", "3", "--seeds", "5000:5120", "--explore", "evaluate=off", "--log", str(log)],
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -198,7 +198,7 @@ LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F", "0000000000000000000
 
 def test_ray_started_by_a_run_listens_on_loopback_only(tmp_path):
     log = tmp_path / "net.sqlite"
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", str(CARTPOLE), "--headless", "--paths", "evaluate",
                              "--episodes", "100000", "--log", str(log)], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -240,7 +240,7 @@ def test_attach_serve_in_a_browser_on_loopback_only(tmp_path):
     assert cli(CARTPOLE, "--detach", "--paths", "connectors", "--episodes", "100000", "--log", log,
                cwd=tmp_path).returncode == 0
     port = 18000 + os.getpid() % 1000
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     server = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", "attach", "web", "--serve", "--port", str(port)],
                               cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

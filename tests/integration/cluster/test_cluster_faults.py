@@ -164,7 +164,7 @@ def test_a_killed_driver_resumes_on_the_same_cluster_and_leaves_no_actor_behind(
     from tui_eval.store import RunLog
 
     log = tmp_path / "killed.sqlite"
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     driver = subprocess.Popen(
         [sys.executable, "-m", "tui_eval.cli", str(CARTPOLE), "--headless", "--paths", "connectors", "--seeds", "0:40",
          "--num-envs", "2", "--workers", "2", "--ray-address", cluster.address, "--log", str(log)],

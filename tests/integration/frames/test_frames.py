@@ -88,7 +88,7 @@ def test_the_hub_renders_one_env_per_path_and_shows_a_seed_both_paths_played(tmp
     done = threading.Event()
 
     def watch():  # how many envs of one path are shown (and may render) at once, sampled while the run goes
-        while not done.is_set():
+        while not done.wait(0.002):  # a pause between looks: a busy loop would take the paths' core
             rendering.extend(sum(e.shown is not None for e in subs) for subs in envs.values())
 
     engine.frames.always = True
