@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rsl_training import CountingFeed, TrainEnv  # noqa: E402  (beside this script)
 
-from tui_eval.paths.rsl_model import quiet  # noqa: E402
+from tui_eval.integrations.rsl_rl.paths.model import quiet  # noqa: E402
 
 ENV_ID = "PointGoal-v0"
 SEED = 42

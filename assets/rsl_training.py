@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 
-from tui_eval.paths.rsl_vecenv import GymVecEnv
+from tui_eval.integrations.rsl_rl.paths.vecenv import GymVecEnv
 
 
 class CountingFeed:

@@ -48,7 +48,7 @@ def bare_loop(kind, num_envs: int, episodes: int):
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     from tui_eval.envs import GuardedEnv
-    from tui_eval.paths.rllib_layout import module_dir
+    from tui_eval.integrations.rllib.paths.layout import module_dir
 
     module = RLModule.from_checkpoint(str(module_dir(kind.checkpoint, kind.module_id)))
     module.eval()
@@ -162,7 +162,7 @@ def first_n_runner(path, episodes: int):
 
 def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
             env_config: dict | None = None, only: set[str] | None = None) -> dict[str, float]:
-    from tui_eval.kinds.rllib import RllibKind
+    from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.session import share_cpu_threads
     from tui_eval.spec import RunSpec
 

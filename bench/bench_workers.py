@@ -69,7 +69,7 @@ def episodes_per_second(args: list[str], episodes: int, seed0: int, folder: Path
 
 def fault_tolerance_rates(episodes: int, rounds: int, folder: Path, seed: int) -> dict[str, float]:
     """Episodes/s of connectors in actors + evaluate on runners, with and without the machinery."""
-    from tui_eval.paths import eval_runners
+    from tui_eval.integrations.rllib.paths import eval_runners
 
     watch_check = eval_runners.RunnerWatch.check
     seen: dict[str, list[float]] = {"ft on": [], "ft off": []}

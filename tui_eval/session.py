@@ -12,8 +12,8 @@ from pathlib import Path
 from tui_eval.decide import check_gate_paths, watch_decision
 from tui_eval.engine import Engine
 from tui_eval.errors import first_line
+from tui_eval.integrations.base import CheckpointKind
 from tui_eval.kinds import load_kind
-from tui_eval.kinds.base import CheckpointKind
 from tui_eval.lifecycle import RunMeta, RunStatus
 from tui_eval.outputs import default_log_path
 from tui_eval.paths.base import InferencePath
@@ -66,7 +66,7 @@ def plan_run(spec: RunSpec) -> Plan:
         if name in spec.explore:
             explore[name], source[name] = spec.explore[name], "--explore"
         else:
-            explore[name], source[name] = kind.default_explore(name), "library default"
+            explore[name], source[name] = kind.default_explore(name), f"library default: {kind.explore_source(name)}"
     if spec.seeds is not None:
         seeds, note = spec.seeds, "chosen with --seeds"
     else:

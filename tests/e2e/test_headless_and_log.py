@@ -49,7 +49,8 @@ def test_default_run_summary_json_and_fail_on_differ(tmp_path):
     # the table on stdout, progress and facts on stderr
     for word in ("evaluate", "connectors", "DIFFER", "anytime 95%"):
         assert word in proc.stdout
-    assert "explore evaluate: on (library default)" in proc.stderr
+    assert "explore evaluate: on (library default: RLlib's evaluation config (evaluation_config.explore))" \
+        in proc.stderr
     # the log holds the same episodes, readable by `attach --headless`
     assert len(RunLog(tmp_path / "run.sqlite", readonly=True).records()) == 128
     attached = cli("attach", tmp_path / "run.sqlite", "--headless", cwd=tmp_path)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.feed import SeedFeed
-from tui_eval.kinds.base import CheckpointKind
+from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.session import Plan
 from tui_eval.spec import EpisodeRecord, RunSpec, SeedBlock
@@ -116,20 +116,18 @@ class FakeKind(CheckpointKind):
         self.checkpoint = path
         self.env_id = "FakeEnv-v0"
         self.scripts = scripts or {"evaluate": Script(), "connectors": Script()}
-        self.path_names = tuple(self.scripts)
-        self.default_paths = (self.path_names[0], self.path_names[-1])
+        names = tuple(self.scripts)
+        self.default_paths = (names[0], names[-1])
+
+    def own_paths(self) -> list[PathEntry]:
+        return [PathEntry(name, build=lambda explore, name=name: FakePath(name, self.scripts[name], explore),
+                          default_explore=lambda: False, explore_source="fake") for name in self.scripts]
 
     def describe(self) -> dict[str, str]:
         return {"algorithm": "fake", "env": "FakeEnv-v0"}
 
     def default_seeds(self, episodes: int | None) -> tuple[SeedBlock, str]:
         return SeedBlock(1000, None if episodes is None else 1000 + episodes), "fake"
-
-    def default_explore(self, path_name: str) -> bool:
-        return False
-
-    def build_path(self, name: str, explore: bool) -> InferencePath:
-        return FakePath(name, self.scripts[name], explore)
 
 
 def fake_plan(tmp_path: Path, scripts: dict[str, Script] | None = None, *, seeds: str = "100:",

@@ -19,8 +19,8 @@ import yaml
 from gymnasium import spaces
 
 from tui_eval.demo_envs import PointGoalEnv
-from tui_eval.paths.rsl_model import quiet
-from tui_eval.paths.rsl_vecenv import GymVecEnv, takes_images
+from tui_eval.integrations.rsl_rl.paths.model import quiet
+from tui_eval.integrations.rsl_rl.paths.vecenv import GymVecEnv, takes_images
 
 SMALL_PPO = {"class_name": "PPO", "num_learning_epochs": 2, "num_mini_batches": 2, "learning_rate": 1e-3}
 

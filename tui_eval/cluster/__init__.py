@@ -6,7 +6,8 @@
 - `remote_path`: the driver side, an InferencePath that hands seeds out in small blocks, collects records,
   and replaces a worker that dies (its unfinished seeds run again elsewhere).
 
-RLlib's `evaluate` path scales the RLlib way instead (evaluation env runners: paths/rllib_evaluate.py; a dead
-runner brought back between calls: paths/eval_runners.py; the step watchdog in a runner: paths/runner_watchdog.py).
+RLlib's `evaluate` path scales the RLlib way instead (in tui_eval/integrations/rllib/paths/: evaluation env
+runners: evaluate.py; a dead runner brought back between calls: eval_runners.py; the step watchdog in a
+runner: runner_watchdog.py).
 Every actor of a run is named after it (paths/ray_names.py), so that a resumed run ends what a killed one left.
 """

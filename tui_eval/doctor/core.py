@@ -10,7 +10,7 @@ from typing import Any
 from tui_eval.doctor.findings import Finding, diagnose_pair
 from tui_eval.doctor.proofs import Sides, prove, sides_json
 from tui_eval.doctor.replay import Trace, first_divergence, replay
-from tui_eval.doctor.static_diff import compare, facts, probe, reference_weights, saved_connector_states
+from tui_eval.doctor.static_diff import compare, facts, probe
 
 #: relative tolerance on an episode's return for "the paths gave the same return on this seed"
 RETURN_RTOL = 1e-4
@@ -85,18 +85,16 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
     if chosen is None:
         chosen = min(next(iter(batch.values()), {}) or [None], key=lambda s: (s is None, s))
     ref = None
-    checkpoint = getattr(kind, "checkpoint", None)
-    if kind.name == "rllib":
-        try:
-            ref = reference_weights(checkpoint, kind.module_id)
-        except Exception as exc:  # weights are then not compared
-            notes.append(f"could not read the checkpoint's module weights: {exc}")
+    try:
+        ref = kind.reference_weights()
+    except Exception as exc:  # weights are then not compared
+        notes.append(f"could not read the checkpoint's module weights: {exc}")
     progress("reading what each path uses")
     probes = {n: probe(p, kind) for n, p in built.items()}
     for pr in probes.values():
         notes += [f"{pr.name}: {n}" for n in pr.notes]
     per_path = {n: facts(pr, ref) for n, pr in probes.items()}
-    saved = saved_connector_states(checkpoint) if kind.name == "rllib" else {}
+    saved = kind.saved_connector_states()
     same, differ = compare(per_path)
     traces: dict[str, Trace] = {}
     replay_json: dict[str, Any] = {"seed": chosen, "paths": {}}

@@ -118,7 +118,7 @@ class _OneSeed:
 def _replay_vecenv(p: Probe, seed: int) -> Trace:
     """A path over an rsl_rl-style EvalVecEnv (`env.state` marks the live world) runs itself on the one
     seed; its policy call and `env.step` are wrapped to record the live world's stages."""
-    from tui_eval.paths.rsl_eval_env import LIVE
+    from tui_eval.integrations.rsl_rl.paths.eval_env import LIVE
 
     path, env, trace = p.path, p.path.env, Trace(p.name, {s: [] for s in STAGES})
     records: list[Any] = []

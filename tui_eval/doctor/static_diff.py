@@ -52,6 +52,7 @@ def probe(path, kind) -> Probe:
     p = Probe(name=path.name, explore=getattr(path, "explore", None), checkpoint=getattr(owner, "checkpoint", None),
               path=path)
     cls = type(path).__name__
+    parts = None if isinstance(path, CustomPath) else path.live_parts()
     if isinstance(path, CustomPath):
         p.kind, p.custom, p.make_env = "custom", path, _unwrapped_factory(path)
         found = _find_live(path.target)
@@ -59,20 +60,12 @@ def probe(path, kind) -> Probe:
         p.recipe = getattr(kind, "env", None)
         if p.module is None:
             p.notes.append("no RLModule found inside the custom path's object: weights not compared")
-    elif cls == "RllibConnectorsPath":
-        p.kind, p.module = "connectors", path.module
-        p.env_to_module, p.module_to_env = path.env_to_module, path.module_to_env
-        p.recipe = owner.env
-        p.make_env = owner.env.make_one
-        p.config = owner.config
-    elif cls == "RllibEvaluatePath":
-        runner = path.algo.eval_env_runner
-        p.kind, p.module = "evaluate", runner.module
-        p.env_to_module, p.module_to_env = runner._env_to_module, runner._module_to_env
-        p.config = runner.config
-        p.explore = bool(runner.config.explore)
-        p.recipe = owner.eval_env
-        p.make_env = owner.eval_env.make_one
+    elif parts is not None:
+        p.kind, p.module, p.env_to_module, p.module_to_env = parts.label, parts.module, parts.env_to_module, \
+            parts.module_to_env
+        p.make_env, p.recipe, p.config = parts.make_env, parts.recipe, parts.config
+        if parts.explore is not None:
+            p.explore = parts.explore
     else:
         from tui_eval.doctor.env_facts import vecenv_source
 
@@ -197,24 +190,6 @@ def summarise_state(state: Any) -> dict[str, Any]:
     return {k.replace("None.", "").replace("running_stats.", "stats "): v for k, v in out.items()}
 
 
-def saved_connector_states(checkpoint) -> dict[str, Any]:
-    """The stateful connectors' state as saved in the checkpoint."""
-    from ray.rllib.connectors.env_to_module import EnvToModulePipeline
-    from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
-
-    from tui_eval.paths.rllib_layout import CONNECTOR_DIRS
-
-    out = {}
-    for side, cls in (("env_to_module", EnvToModulePipeline), ("module_to_env", ModuleToEnvPipeline)):
-        folder = checkpoint / CONNECTOR_DIRS[side]
-        if folder.is_dir():
-            try:
-                out[side] = connector_states(cls.from_checkpoint(str(folder)))
-            except Exception:
-                pass
-    return out
-
-
 def weight_diff(module, reference_sd: dict[str, Any] | None) -> dict[str, float] | None:
     """{tensor: max abs difference} of the module's weights against the checkpoint's module."""
     if module is None or reference_sd is None:
@@ -237,15 +212,6 @@ def _as_double(value: Any):
     if isinstance(value, torch.Tensor):
         return value.detach().cpu().double()
     return torch.as_tensor(np.asarray(value)).double()
-
-
-def reference_weights(checkpoint, module_id: str):
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
-    from tui_eval.paths.rllib_layout import module_dir
-
-    module: Any = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))
-    return module.state_dict()
 
 
 def env_facts(make_env: Callable[[], Any] | None, recipe: Any) -> dict[str, Any]:

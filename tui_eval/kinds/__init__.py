@@ -1,16 +1,17 @@
-"""Checkpoint kinds. A new kind is one module here and one line in KINDS."""
+"""Checkpoint kinds: which library wrote a checkpoint. A new library is one package under
+tui_eval/integrations/ (its kind declares its paths in its catalog) and one line in `_kinds()`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tui_eval.kinds.base import CheckpointKind
+from tui_eval.integrations.base import CheckpointKind
 from tui_eval.spec import BadInput, RunSpec
 
 
 def _kinds() -> list[type[CheckpointKind]]:
-    from tui_eval.kinds.rllib import RllibKind
-    from tui_eval.kinds.rsl_rl import RslRlKind
+    from tui_eval.integrations.rllib.kind import RllibKind
+    from tui_eval.integrations.rsl_rl.kind import RslRlKind
 
     return [RllibKind, RslRlKind]
 

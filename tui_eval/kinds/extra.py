@@ -12,10 +12,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-import gymnasium as gym
-
 from tui_eval.errors import first_line
-from tui_eval.kinds.base import CheckpointKind
+from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.custom import CustomPath, CustomSpec
 from tui_eval.spec import BadInput, RunSpec
@@ -23,23 +21,6 @@ from tui_eval.spec import BadInput, RunSpec
 KindLoader = Callable[[RunSpec], CheckpointKind]
 
 VS = "vs"
-
-
-def single_env_factory(kind) -> Callable[[], gym.Env]:
-    """One env of the kind's env, as the user's own loop would make it."""
-    recipe = getattr(kind, "env", None)
-    if recipe is not None and hasattr(recipe, "make_one"):  # RLlib: the main config's env, RLlib's way
-        return recipe.make_one
-    if getattr(kind, "vecenv", None):
-        raise BadInput("a custom path needs a Gymnasium env; this run's env comes from --vecenv (an rsl_rl VecEnv): "
-                       "pass --env ID for a Gymnasium env, or compare the built-in paths")
-    env_id, env_config = getattr(kind, "env_id", None), dict(getattr(kind, "env_config", {}) or {})
-    if not env_id:
-        raise BadInput(f"a custom path needs a Gymnasium env, but the {kind.name} checkpoint names none; pass --env ID")
-    from tui_eval.envs import check_env_id
-
-    check_env_id(env_id)
-    return lambda: gym.make(env_id, **env_config)
 
 
 def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[..., Any] | None = None) -> CustomPath:
@@ -57,81 +38,55 @@ def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[...,
                            "run_episode(env) callable or an object with act(obs)")
         return target
 
-    return CustomPath(name=custom.name, target=make(explore), make_env=single_env_factory(kind), explore=explore,
+    return CustomPath(name=custom.name, target=make(explore), make_env=kind.single_env_factory(), explore=explore,
                       success_key=spec.success_key, step_timeout=spec.step_timeout,
                       source=f"{custom.module}:{custom.factory}", remake=make)
 
 
-def _vs_builders(kind: Any, spec: RunSpec, load_kind: KindLoader,
-                 ) -> tuple[CheckpointKind, dict[str, Callable[[bool], InferencePath]]]:
-    """The other checkpoint's kind (read by `load_kind`), and builders for `vs` and `P@vs`."""
+def _vs_entries(kind: CheckpointKind, spec: RunSpec, load_kind: KindLoader) -> tuple[CheckpointKind, list[PathEntry]]:
+    """The other checkpoint's kind (read by `load_kind`), and entries for `vs` and `P@vs`."""
     assert spec.vs is not None
     other = load_kind(replace(spec, checkpoint=spec.vs, paths=[], custom_paths=[], vs=None))
     if other.name != kind.name:
         raise BadInput(f"--vs {spec.vs} is a {other.name} checkpoint, {spec.checkpoint} a {kind.name} one; "
                        "compare checkpoints of the same kind")
 
-    def build_vs(name: str, base: str) -> Callable[[bool], InferencePath]:
+    def vs_entry(name: str, base: str) -> PathEntry:
+        entry = other.catalog[base]
+
         def build(explore: bool) -> InferencePath:
-            path: Any = other.build_path(base, explore)
+            path: Any = entry.build(explore)
             path.name, path.vs_kind, path.vs_base = name, other, base
             path.description = f"{path.description} (of --vs {other.checkpoint})"
             return path
-        return build
 
-    builders = {VS: build_vs(VS, other.default_paths[1])}
-    builders.update({f"{base}@{VS}": build_vs(f"{base}@{VS}", base) for base in other.path_names})
-    return other, builders
+        return replace(entry, name=name, build=build, explore_source=f"{entry.explore_source}, of --vs")
 
-
-def vs_base(other: CheckpointKind, name: str) -> str:
-    """The other checkpoint's path behind `vs` / `P@vs`."""
-    return other.default_paths[1] if name == VS else name.rpartition("@")[0]
+    entries = [vs_entry(VS, other.default_paths[1])]
+    entries += [vs_entry(f"{base}@{VS}", base) for base in other.own_path_names]
+    return other, entries
 
 
-def _custom_builder(kind: Any, custom: CustomSpec, factory: Callable[..., Any]) -> Callable[[bool], InferencePath]:
-    return lambda explore: build_custom(kind, custom, explore, factory)
+def _custom_entry(kind: CheckpointKind, custom: CustomSpec, factory: Callable[..., Any]) -> PathEntry:
+    # the factory gets explore=False by default: the deterministic policy, as RLlib's inference example
+    return PathEntry(custom.name, lambda explore: build_custom(kind, custom, explore, factory), lambda: False,
+                     "tui-eval's default for --path (explore=False)", lambda: (1, "custom path: one env at a time"))
 
 
-def attach_extra_paths(kind: Any, spec: RunSpec, load_kind: KindLoader) -> CheckpointKind:
-    """Make `--path` and `--vs` paths buildable by `kind` (its path names, explore default, build_path);
-    `load_kind` reads the `--vs` checkpoint (`tui_eval.kinds.load_kind`)."""
+def attach_extra_paths(kind: CheckpointKind, spec: RunSpec, load_kind: KindLoader) -> CheckpointKind:
+    """Add `--path` and `--vs` paths to `kind`'s catalog; `load_kind` reads the `--vs` checkpoint
+    (`tui_eval.kinds.load_kind`)."""
     customs = [CustomSpec.parse(text) for text in spec.custom_paths]
-    if not customs and not spec.vs:
-        return kind
-    builders: dict[str, Callable[[bool], InferencePath]] = {}
     for custom in customs:
-        if custom.name in kind.path_names or custom.name in builders:
+        if custom.name in kind.catalog:
             raise BadInput(f"--path {custom.name}: that name is taken; choose another")
         factory = custom.load()  # while planning: a wrong module or name is one line before anything loads
-        builders[custom.name] = _custom_builder(kind, custom, factory)
-    other = None
+        kind.catalog.add(_custom_entry(kind, custom, factory))
     if spec.vs:
-        other, vs = _vs_builders(kind, spec, load_kind)
-        builders.update(vs)
+        other, entries = _vs_entries(kind, spec, load_kind)
+        for entry in entries:
+            kind.catalog.add(entry)
         kind.vs_kind = other
         if not spec.paths:
             kind.default_paths = (kind.default_paths[1], VS)
-    own_build, own_explore, own_num_envs = kind.build_path, kind.default_explore, getattr(kind, "num_envs", None)
-    kind.path_names = (*kind.path_names, *builders)
-    kind.custom_paths = {c.name: c for c in customs}
-
-    def build_path(name: str, explore: bool) -> InferencePath:
-        return builders[name](explore) if name in builders else own_build(name, explore)
-
-    def default_explore(name: str) -> bool:
-        if name in kind.custom_paths:
-            return False  # the factory gets explore=False: the deterministic policy, as RLlib's inference example
-        return other.default_explore(vs_base(other, name)) if other is not None and name in builders else \
-            own_explore(name)
-
-    def num_envs(name: str) -> tuple[int, str]:
-        if name in kind.custom_paths:
-            return 1, "custom path: one env at a time"
-        assert own_num_envs is not None
-        return own_num_envs(vs_base(other, name) if other is not None and name in builders else name)
-
-    kind.build_path, kind.default_explore = build_path, default_explore
-    if own_num_envs is not None:
-        kind.num_envs = num_envs
     return kind

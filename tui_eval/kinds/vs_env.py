@@ -10,11 +10,11 @@ the checkpoint's env_config is kept and updated.
 
 from __future__ import annotations
 
-import copy
 import json
+from dataclasses import replace
 from typing import Any
 
-from tui_eval.kinds.base import CheckpointKind
+from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import BadInput, RunSpec
 
@@ -44,56 +44,16 @@ def env_label(spec: RunSpec) -> str:
     return " ".join(parts)
 
 
-def _variant(kind: Any, spec: RunSpec) -> Any:
-    """A shallow copy of the kind whose env is the second one."""
-    other = copy.copy(kind)
-    if kind.name == "rllib":
-        from tui_eval.paths.rllib_env import resolve_env
-
-        name = spec.vs_env or kind.env.name
-        config = dict(kind.env.env_config) if name == kind.env.name else {}
-        config.update(spec.vs_env_config)
-        other.env = other.eval_env = resolve_env(name, config)
-        other._check_observation_spaces()
-    elif kind.name == "rsl_rl":
-        other.env_id = spec.vs_env or (None if spec.vs_vecenv else kind.env_id)
-        config = dict(kind.env_config) if other.env_id == kind.env_id else {}
-        config.update(spec.vs_env_config)
-        other.env_config = config
-        other.vecenv = spec.vs_vecenv or (None if spec.vs_env else kind.vecenv)
-        if not other.env_id and not other.vecenv:
-            raise BadInput("--vs-env-config needs an env to change: pass --vs-env ID or --vs-vecenv MODULE:FUNCTION")
-    else:
-        raise BadInput(f"--vs-env is not available for {kind.name} checkpoints")
-    return other
-
-
 def attach_vs_env(kind: Any, spec: RunSpec) -> CheckpointKind:
     """Make `P@vs-env` buildable by `kind` for each of its built-in paths P; settle the run's paths."""
     if not (spec.vs_env or spec.vs_env_config or spec.vs_vecenv):
         return kind
-    if spec.vs_vecenv and kind.name != "rsl_rl":
-        raise BadInput("--vs-vecenv is for rsl_rl checkpoints; for RLlib pass --vs-env ENV")
-    other = _variant(kind, spec)
-    bases = [p for p in type(kind).path_names]
+    other = kind.on_other_env(spec)
+    bases = list(kind.own_path_names)
     names = {f"{p}{SUFFIX}": p for p in bases}
-    label = env_label(spec)
-    own_build, own_explore, own_num_envs = kind.build_path, kind.default_explore, getattr(kind, "num_envs", None)
-
-    def build_path(name: str, explore: bool) -> InferencePath:
-        if name not in names:
-            return own_build(name, explore)
-        path: Any = other.build_path(names[name], explore)
-        path.name, path.vs_kind, path.vs_base = name, other, names[name]
-        path.description = f"{path.description} (on --vs-env {label})"
-        return path
-
-    kind.path_names = (*kind.path_names, *names)
+    for name, base in names.items():
+        kind.catalog.add(_vs_env_entry(other, name, base, env_label(spec)))
     kind.vs_env_kind = other
-    kind.build_path = build_path
-    kind.default_explore = lambda name: own_explore(names.get(name, name))
-    if own_num_envs is not None:
-        kind.num_envs = lambda name: own_num_envs(names.get(name, name))
     if not spec.paths:
         first = kind.default_paths[1]
         kind.default_paths = (first, f"{first}{SUFFIX}")
@@ -103,3 +63,16 @@ def attach_vs_env(kind: Any, spec: RunSpec) -> CheckpointKind:
                            f"the kind's own paths ({', '.join(bases)}); name it as P{SUFFIX} in --paths")
         spec.paths = [*spec.paths, f"{spec.paths[0]}{SUFFIX}"]
     return kind
+
+
+def _vs_env_entry(other: CheckpointKind, name: str, base: str, label: str) -> PathEntry:
+    """Path `name`: the other-env kind's path `base`, labelled as running on the second env."""
+    entry = other.catalog[base]
+
+    def build(explore: bool) -> InferencePath:
+        path: Any = entry.build(explore)
+        path.name, path.vs_kind, path.vs_base = name, other, base
+        path.description = f"{path.description} (on --vs-env {label})"
+        return path
+
+    return replace(entry, name=name, build=build)

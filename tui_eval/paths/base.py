@@ -4,11 +4,28 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from tui_eval.feed import SeedFeed
 from tui_eval.spec import EpisodeRecord
 
 Emit = Callable[[EpisodeRecord], None]
+
+
+@dataclass
+class LiveParts:
+    """What a built path uses, as the doctor reads it (tui_eval/doctor/static_diff.py); None: unknown, not
+    compared."""
+
+    label: str = "other"  # "connectors", "evaluate", "custom", "other"
+    module: Any = None  # the policy network (an RLModule, a torch module)
+    env_to_module: Any = None  # connector pipelines, when the path has them
+    module_to_env: Any = None
+    make_env: Callable[[], Any] | None = None  # one env as the path makes it
+    recipe: Any = None  # the env's name and config (`.name`, `.env_config`)
+    config: Any = None  # the library's config as the path holds it
+    explore: bool | None = None  # the explore setting the path really uses, when it can be read
 
 
 class PathGivenUp(Exception):
@@ -41,6 +58,10 @@ class InferencePath(ABC):
     def activity(self) -> str | None:
         """What the path is doing now, in a few words, for a user waiting on it; read from another thread
         while it runs. None: it does not say (its envs' progress is then read from `self.env`, if any)."""
+        return None
+
+    def live_parts(self) -> LiveParts | None:
+        """What the doctor can read of this path's live pieces; None: only its episodes are compared."""
         return None
 
     def hold(self) -> None:

@@ -112,7 +112,7 @@ def test_a_killed_path_worker_runner_and_seed_dispenser_are_replaced_and_the_ver
 
 def test_a_node_that_leaves_moves_its_work_and_a_full_cluster_says_so_and_waits(cluster, tmp_path, monkeypatch):
     from tui_eval.cluster import remote_path
-    from tui_eval.paths import eval_runners
+    from tui_eval.integrations.rllib.paths import eval_runners
 
     monkeypatch.setattr(remote_path, "NO_ROOM_S", 1.0)  # say it soon: the run is short
     monkeypatch.setattr(eval_runners, "NO_ROOM_S", 1.0)

@@ -7,7 +7,7 @@ import gymnasium as gym
 import pytest
 from ray.tune.registry import register_env
 
-from tui_eval.paths.rllib_env import resolve_env
+from tui_eval.integrations.rllib.paths.env import resolve_env
 from tui_eval.spec import BadInput
 
 SEEN_CONTEXTS = []

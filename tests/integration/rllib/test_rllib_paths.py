@@ -8,6 +8,9 @@ from tests.support import fault_envs
 from tests.support.common import CARTPOLE, PENDULUM
 from tests.support.engines import by_seed, plan_for, run_to_end
 
+EVALUATE_DEFAULT = "library default: RLlib's evaluation config (evaluation_config.explore)"
+CONNECTORS_DEFAULT = "library default: RLlib's inference example (forward_inference, explore=False)"
+
 
 @pytest.mark.parametrize("checkpoint", [CARTPOLE, PENDULUM], ids=["discrete-cartpole", "continuous-pendulum"])
 def test_explore_off_gives_equal_returns_per_seed(checkpoint, tmp_path):
@@ -27,7 +30,7 @@ def test_explore_off_gives_equal_returns_per_seed(checkpoint, tmp_path):
 def test_library_defaults_are_shown_and_differ(tmp_path):
     plan = plan_for(CARTPOLE, "--episodes", "4", log=tmp_path / "run.sqlite")
     assert plan.explore == {"evaluate": True, "connectors": False}
-    assert plan.explore_source == {"evaluate": "library default", "connectors": "library default"}
+    assert plan.explore_source == {"evaluate": EVALUATE_DEFAULT, "connectors": CONNECTORS_DEFAULT}
     assert plan.seeds.start >= 1_000_000_000 and "held out" in plan.seeds_note
     assert plan.facts["algorithm"] == "PPO" and plan.facts["env"] == "CartPole-v1 (Gymnasium registry)"
 

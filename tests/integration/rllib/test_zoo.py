@@ -17,6 +17,8 @@ from tests.support.zoo_checkpoints import ALGORITHMS
 from tui_eval.format import summary_table
 from tui_eval.store import RunLog
 
+EVALUATE_DEFAULT = "library default: RLlib's evaluation config (evaluation_config.explore)"
+
 
 @pytest.fixture(scope="session")
 def zoo(prefetcher, tmp_path_factory) -> Path:
@@ -41,7 +43,7 @@ def test_explore_off_both_paths_give_identical_returns_seed_by_seed(zoo, algorit
 def test_explore_on_both_paths_run_and_show_where_explore_comes_from(zoo, algorithm, tmp_path):
     plan = plan_for(zoo / algorithm, "--episodes", "2", "--explore", "connectors=on", log=tmp_path / "run.sqlite")
     assert plan.explore == {"evaluate": True, "connectors": True}
-    assert plan.explore_source == {"evaluate": "library default", "connectors": "--explore"}
+    assert plan.explore_source == {"evaluate": EVALUATE_DEFAULT, "connectors": "--explore"}
     assert plan.facts["algorithm"] == ALGORITHMS[algorithm]().algo_class.__name__
     engine, records = run_to_end(zoo / algorithm, "--episodes", "2", "--explore", "connectors=on",
                                  log=tmp_path / "run2.sqlite")

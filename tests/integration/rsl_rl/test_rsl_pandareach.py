@@ -10,7 +10,7 @@ import yaml
 
 from tests.support.common import ROOT, cli
 from tui_eval.demos import DEMO_ROOT, DEMOS
-from tui_eval.kinds.rsl_rl import HELD_OUT_START
+from tui_eval.integrations.rsl_rl.kind import HELD_OUT_START
 
 
 def test_short_run_reports_success_and_invalid_with_intervals(run_dir):

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from tests.support.rsl import demo_checkpoint, run_path
-from tui_eval.kinds.rsl_rl import RslRlKind
+from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
 SEEDS = list(range(5_000, 5_020))

@@ -10,7 +10,7 @@ import torch
 
 from tests.support.rsl import run_path
 from tests.support.rsl_train import recurrent_cfg, train
-from tui_eval.kinds.rsl_rl import RslRlKind
+from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.spec import BadInput, RunSpec
 
 ENV = "PointGoal-v0"
@@ -206,7 +206,7 @@ def test_unknown_policy_classes_exit_with_what_to_pass(policy_class, said, lstm_
 
 def test_isaac_lab_cfg_dumps_of_recurrent_models_normalise_to_5x():
     """Isaac Lab's rsl_rl 4/5 model cfg (RNNModel block with 4.x noise keys) and an rsl_rl 2.x spelling."""
-    from tui_eval.kinds.rsl_cfg import normalise_cfg
+    from tui_eval.integrations.rsl_rl.cfg import normalise_cfg
 
     actor = {"class_name": "RNNModel", "hidden_dims": [32], "activation": "elu", "obs_normalization": True,
              "stochastic": True, "init_noise_std": 0.7, "noise_std_type": "log", "state_dependent_std": False,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.rsl import ListFeed, demo_checkpoint, run_path
-from tui_eval.kinds.rsl_rl import RslRlKind
-from tui_eval.paths.rsl_vecenv import GymVecEnv
+from tui_eval.integrations.rsl_rl.kind import RslRlKind
+from tui_eval.integrations.rsl_rl.paths.vecenv import GymVecEnv
 from tui_eval.spec import BadInput, RunSpec
 
 

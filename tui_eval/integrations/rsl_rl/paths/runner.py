@@ -7,7 +7,7 @@ distribution (`actor(obs, stochastic_output=True)`, what PPO's `act` does in tra
 
 `RslLoopPath` is the episode loop the rsl_rl paths share (runner, jit, onnx differ only in `_act` and
 `_reset_memory`): one batched policy forward per step for all worlds, returns and lengths summed with
-vector ops, and a record per episode the env reports finished (see `rsl_vecenv.EvalVecEnv`). A
+vector ops, and a record per episode the env reports finished (see `vecenv.EvalVecEnv`). A
 recurrent policy's state is reset for every world at `begin` and, after each step, for the worlds the
 env reports done (their observation is already the first of their next episode), as rsl_rl's play
 loop does with `policy.reset(dones)`; never at any other time.
@@ -26,10 +26,10 @@ from tensordict import TensorDict
 
 from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
+from tui_eval.integrations.rsl_rl.paths.eval_env import IDLE, LIVE, EvalVecEnv
+from tui_eval.integrations.rsl_rl.paths.load_error import summarise_load_error
+from tui_eval.integrations.rsl_rl.paths.model import finalise_obs_groups, quiet
 from tui_eval.paths.base import Emit, InferencePath
-from tui_eval.paths.rsl_eval_env import IDLE, LIVE, EvalVecEnv
-from tui_eval.paths.rsl_load_error import summarise_load_error
-from tui_eval.paths.rsl_model import finalise_obs_groups, quiet
 from tui_eval.spec import BadInput, EpisodeRecord
 
 #: what the runner loads for inference: the models and the iteration, not the optimizer (the pre-4.0

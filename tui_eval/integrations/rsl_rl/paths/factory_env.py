@@ -46,7 +46,7 @@ from tensordict import TensorDict
 from tui_eval.envs import SUCCESS_CONVENTIONS
 from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
-from tui_eval.paths.rsl_eval_env import DISCARD, IDLE, LIVE, EpisodeEnd, EvalVecEnv
+from tui_eval.integrations.rsl_rl.paths.eval_env import DISCARD, IDLE, LIVE, EpisodeEnd, EvalVecEnv
 from tui_eval.spec import BadInput
 
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tui_eval.paths.seed_dispenser import DispenserPump
+from tui_eval.integrations.rllib.paths.seed_dispenser import DispenserPump
 
 PROBE_S = 0.5  # a runner Ray has brought back answers a ping well within this
 NO_ROOM_S = 10.0  # down this long: Ray has found no room for it

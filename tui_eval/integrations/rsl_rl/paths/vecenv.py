@@ -13,8 +13,8 @@ with one group, `"policy"` (or one group per key of a `Dict` observation space);
 `extras["time_outs"]` marks truncation; rewards are float32, as rsl_rl expects. A broken world (NaN,
 exception, slow step) ends as an invalid episode, decided by `GuardedEnv`.
 
-A user's factory (`--vecenv module:function`) is the other way in: see `rsl_factory_env.FactoryVecEnv`.
-Both implement `rsl_eval_env.EvalVecEnv`.
+A user's factory (`--vecenv module:function`) is the other way in: see `factory_env.FactoryVecEnv`.
+Both implement `eval_env.EvalVecEnv`.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from tui_eval.envs import (
 )
 from tui_eval.errors import first_line
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.integrations.rsl_rl.paths.eval_env import IDLE, LIVE, EpisodeEnd, EvalVecEnv, group_layout
+from tui_eval.integrations.rsl_rl.paths.factory_env import FactoryVecEnv, resolve_factory
 from tui_eval.paths.native_output import native_stdout_quiet
-from tui_eval.paths.rsl_eval_env import IDLE, LIVE, EpisodeEnd, EvalVecEnv, group_layout
-from tui_eval.paths.rsl_factory_env import FactoryVecEnv, resolve_factory
 from tui_eval.spec import BadInput
 
 

@@ -11,8 +11,8 @@ env, env_config, explore, connectors, envs per runner). tui-eval adds two things
 - collection: an `on_episode_end` callback, chained after the user's own, logs one item per episode
   with reduce="item_series"; each `evaluate()` result carries the episodes that ended in that call.
 With `--workers N` the evaluation runs as RLlib scales it: `evaluation_num_env_runners=N` remote runners;
-their envs take seeds from a SeedDispenser actor (paths/seed_dispenser.py), their recipe travels in the
-env_config, and a runner that dies is restarted by Ray and brought back between calls (paths/eval_runners.py;
+their envs take seeds from a SeedDispenser actor (seed_dispenser.py), their recipe travels in the
+env_config, and a runner that dies is restarted by Ray and brought back between calls (eval_runners.py;
 its unreported seeds run again at once).
 `evaluate()` runs with `evaluation_duration_unit="timesteps"`: the runner's episodes then carry on
 from one call to the next (RLlib resets envs between calls only in episode mode), so every episode
@@ -32,13 +32,13 @@ from typing import Any
 
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.integrations.rllib.paths.env import EnvRecipe
+from tui_eval.integrations.rllib.paths.eval_runners import RunnerWatch
+from tui_eval.integrations.rllib.paths.seed_dispenser import DispenserFeed, DispenserPump
 from tui_eval.local_ray import ensure_ray
 from tui_eval.paths.activity import envs_activity
-from tui_eval.paths.base import Emit, InferencePath, PathGivenUp
-from tui_eval.paths.eval_runners import RunnerWatch
+from tui_eval.paths.base import Emit, InferencePath, LiveParts, PathGivenUp
 from tui_eval.paths.ray_names import actor_name
-from tui_eval.paths.rllib_env import EnvRecipe
-from tui_eval.paths.seed_dispenser import DispenserFeed, DispenserPump
 from tui_eval.spec import EpisodeRecord
 
 GUARDED_ENV = "tui_eval_guarded_env"
@@ -99,6 +99,7 @@ class RllibEvaluatePath(InferencePath):
         ensure_ray()
         register_env(GUARDED_ENV, guarded_env_creator)
         self.explore = explore
+        self.recipe = recipe
         self.token = uuid.uuid4().hex
         self.seeds = FeedRelay(track=True)  # evaluate() reports episodes in batches
         self.workers, self.replicas = workers, max(1, workers)
@@ -213,6 +214,11 @@ class RllibEvaluatePath(InferencePath):
         if self.seeds.dry and self._rate is not None:
             return max(self.num_envs, int(self._rate * DRAIN_CALL_SECONDS))
         return self.call_steps
+
+    def live_parts(self) -> LiveParts:
+        runner = self.algo.eval_env_runner
+        return LiveParts("evaluate", runner.module, runner._env_to_module, runner._module_to_env,
+                         self.recipe.make_one, self.recipe, runner.config, bool(runner.config.explore))
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.seeds.feed = feed

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tui_eval.errors import first_line
-from tui_eval.kinds.base import CheckpointKind
-from tui_eval.kinds.rllib_refusals import refuse_for_paths, refuse_multi_agent, refuse_without_env_runner
+from tui_eval.integrations.base import CheckpointKind, PathEntry
+from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
+from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS, MODULES_DIR
+from tui_eval.integrations.rllib.refusals import refuse_for_paths, refuse_multi_agent, refuse_without_env_runner
 from tui_eval.paths.base import InferencePath
-from tui_eval.paths.rllib_env import EnvRecipe, resolve_env
-from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, MODULES_DIR
 from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 from tui_eval.user_code import load_pickle
 
@@ -55,7 +56,6 @@ def _quiet_ray_logs() -> None:
 
 class RllibKind(CheckpointKind):
     name = "rllib"
-    path_names = ("evaluate", "connectors")
     default_paths = ("evaluate", "connectors")
 
     @classmethod
@@ -187,8 +187,8 @@ class RllibKind(CheckpointKind):
     def algorithm(self) -> str:
         return getattr(self.algo_class, "__name__", str(self.algo_class))
 
-    def num_envs(self, path_name: str) -> tuple[int, str]:
-        """Envs stepped together by a path, and where that number comes from."""
+    def num_envs_of(self, path_name: str) -> tuple[int, str]:
+        """Envs stepped together by one of RLlib's paths, and where that number comes from."""
         if self.spec.num_envs is not None:
             return self.spec.num_envs, "--num-envs"
         if path_name == "evaluate":
@@ -206,8 +206,8 @@ class RllibKind(CheckpointKind):
             "normalize_actions": str(cfg.normalize_actions),
             "clip_actions": str(cfg.clip_actions),
             "seed": str(cfg.seed),
-            "envs per path": ", ".join(f"{name} {n} ({why})" for name in self.path_names
-                                       for n, why in [self.num_envs(name)]),
+            "envs per path": ", ".join(f"{name} {n} ({why})" for name in self.own_path_names
+                                       for n, why in [self.num_envs_of(name)]),
             "ray": str(self.meta.get("ray_version", "?")),
         }
         if not self.has_evaluation_runners and self.config.evaluation_config:
@@ -237,12 +237,6 @@ class RllibKind(CheckpointKind):
                f"{seed}+1000000)" if seed is not None else "held out: training used unseeded (random) envs")
         return SeedBlock(HELD_OUT_START, stop), why
 
-    def default_explore(self, path_name: str) -> bool:
-        if path_name == "evaluate":
-            return bool(self.eval_config.explore)
-        # RLlib's inference example calls forward_inference and the connectors with explore=False.
-        return False
-
     def _runners(self) -> dict[str, Any]:
         """`--workers N` on the Ray cluster: N remote evaluation runners, sharing the GPUs with the run's actors."""
         if not self.spec.on_ray:
@@ -255,9 +249,6 @@ class RllibKind(CheckpointKind):
             gpus = min(1.0, int(float(ray.cluster_resources().get("GPU", 0)) / actors * 100) / 100) or 0.01
         return {"workers": self.spec.workers, "gpus_per_runner": gpus}
 
-    def scales_itself(self, name: str) -> bool:
-        return name.partition("@")[0] == "evaluate"  # evaluation env runners, as RLlib scales evaluate()
-
     def prepare_process(self, paths: list[str]) -> None:
         # ray.init enables faulthandler on sys.stderr, which needs a real file descriptor: start ray
         # before a Textual app replaces stderr.
@@ -268,21 +259,60 @@ class RllibKind(CheckpointKind):
 
             ensure_ray()
 
-    def build_path(self, name: str, explore: bool) -> InferencePath:
-        common: dict[str, Any] = dict(
-            checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs(name)[0],
-            device=self.spec.device, explore=explore, success_key=self.spec.success_key,
-            step_timeout=self.spec.step_timeout)
-        if name == "evaluate":
-            from tui_eval.paths.rllib_evaluate import RllibEvaluatePath
+    def own_paths(self) -> list[PathEntry]:
+        return [
+            # evaluation env runners, as RLlib scales evaluate()
+            PathEntry("evaluate", self._build_evaluate, lambda: bool(self.eval_config.explore),
+                      "RLlib's evaluation config (evaluation_config.explore)", lambda: self.num_envs_of("evaluate"),
+                      scales_itself=True),
+            # RLlib's inference example calls forward_inference and the connectors with explore=False.
+            PathEntry("connectors", self._build_connectors, lambda: False,
+                      "RLlib's inference example (forward_inference, explore=False)",
+                      lambda: self.num_envs_of("connectors")),
+        ]
 
-            return RllibEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
-                                     use_evaluation_config=self.has_evaluation_runners, **self._runners(), **common)
-        if name == "connectors":
-            from tui_eval.paths.rllib_connectors import RllibConnectorsPath
+    def _common(self, name: str, explore: bool) -> dict[str, Any]:
+        return dict(checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs_of(name)[0],
+                    device=self.spec.device, explore=explore, success_key=self.spec.success_key,
+                    step_timeout=self.spec.step_timeout)
 
-            return RllibConnectorsPath(recipe=self.env, generic_connectors=self.spec.generic_connectors, **common)
-        raise BadInput(f"path {name!r} is not an RLlib path; choose from: {', '.join(self.path_names)}")
+    def _build_evaluate(self, explore: bool) -> InferencePath:
+        from tui_eval.integrations.rllib.paths.evaluate import RllibEvaluatePath
+
+        return RllibEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
+                                 use_evaluation_config=self.has_evaluation_runners, **self._runners(),
+                                 **self._common("evaluate", explore))
+
+    def _build_connectors(self, explore: bool) -> InferencePath:
+        from tui_eval.integrations.rllib.paths.connectors import RllibConnectorsPath
+
+        return RllibConnectorsPath(recipe=self.env, generic_connectors=self.spec.generic_connectors,
+                                   **self._common("connectors", explore))
+
+    def single_env_factory(self) -> Callable[[], Any]:
+        return self.env.make_one  # the main config's env, RLlib's way
+
+    def on_other_env(self, spec: RunSpec) -> RllibKind:
+        if spec.vs_vecenv:
+            raise BadInput("--vs-vecenv is for rsl_rl checkpoints; for RLlib pass --vs-env ENV")
+        other = self.copy()
+        assert isinstance(other, RllibKind)
+        name = spec.vs_env or self.env.name
+        config = dict(self.env.env_config) if name == self.env.name else {}
+        config.update(spec.vs_env_config)
+        other.env = other.eval_env = resolve_env(name, config)
+        other._check_observation_spaces()
+        return other
+
+    def reference_weights(self) -> dict[str, Any] | None:
+        from tui_eval.integrations.rllib.doctor import reference_weights
+
+        return reference_weights(self.checkpoint, self.module_id)
+
+    def saved_connector_states(self) -> dict[str, Any]:
+        from tui_eval.integrations.rllib.doctor import saved_connector_states
+
+        return saved_connector_states(self.checkpoint)
 
 
 def _env_line(recipe: EnvRecipe) -> str:

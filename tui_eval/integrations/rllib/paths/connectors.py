@@ -9,11 +9,11 @@ from typing import Any
 
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
-from tui_eval.paths.base import Emit, InferencePath
-from tui_eval.paths.rllib_env import EnvRecipe
-from tui_eval.paths.rllib_fused import FusedPipelines, why_not_fusable
-from tui_eval.paths.rllib_layout import CONNECTOR_DIRS, module_dir
-from tui_eval.paths.rllib_runner_loop import RunnerLoop
+from tui_eval.integrations.rllib.paths.env import EnvRecipe
+from tui_eval.integrations.rllib.paths.fused import FusedPipelines, why_not_fusable
+from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS, module_dir
+from tui_eval.integrations.rllib.paths.runner_loop import RunnerLoop
+from tui_eval.paths.base import Emit, InferencePath, LiveParts
 from tui_eval.spec import EpisodeRecord
 
 
@@ -28,6 +28,7 @@ class RllibConnectorsPath(InferencePath):
         from ray.rllib.core.rl_module.rl_module import RLModule
 
         self.explore = explore
+        self.recipe = recipe
         self.device = torch.device(device)
         module: Any = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))  # a TorchRLModule
         module.to(self.device)
@@ -52,6 +53,10 @@ num_envs, wrappers=[lambda env: GuardedEnv(
         self.description = (f"RLModule + EnvToModule/ModuleToEnv from the checkpoint ({mode}), {num_envs} envs, "
                             f"one batched forward per step, {self.device}, env {recipe.name}")
         self._t = 0
+
+    def live_parts(self) -> LiveParts:
+        return LiveParts("connectors", self.module, self.env_to_module, self.module_to_env, self.recipe.make_one,
+                         self.recipe)
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.relay.feed = feed

@@ -23,7 +23,7 @@ are dropped and listed in `describe()`. Checkpoints of rsl_rl < 4 (`model_state_
 
 The env: `--env ID` (a registered Gymnasium env), else the cfg's `tui_eval_env` (an id, or
 `{id: ..., config: {...}}`), `env_id` or `env` key; or `--vecenv module:function`, a factory of rsl_rl
-VecEnvs (see paths/rsl_vecenv.py).
+VecEnvs (see integrations/rsl_rl/paths/vecenv.py).
 """
 
 from __future__ import annotations
@@ -31,16 +31,15 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tui_eval.errors import first_line
-from tui_eval.kinds.base import CheckpointKind
-from tui_eval.kinds.rsl_cfg import describe_model, env_from_cfg, infer_cfg, normalise_cfg, read_cfg_file
-from tui_eval.paths.base import InferencePath
-from tui_eval.paths.native_output import native_stdout_quiet
-from tui_eval.paths.rsl_load_error import summarise_load_error
-from tui_eval.paths.rsl_model import (
+from tui_eval.integrations.base import CheckpointKind, PathEntry
+from tui_eval.integrations.rsl_rl.cfg import describe_model, env_from_cfg, infer_cfg, normalise_cfg, read_cfg_file
+from tui_eval.integrations.rsl_rl.paths.load_error import summarise_load_error
+from tui_eval.integrations.rsl_rl.paths.model import (
     DEFAULT_ACTIVATION,
     activation_of_export,
     finalise_obs_groups,
@@ -49,7 +48,9 @@ from tui_eval.paths.rsl_model import (
     map_pre4,
     quiet,
 )
-from tui_eval.paths.rsl_vecenv import takes_images
+from tui_eval.integrations.rsl_rl.paths.vecenv import takes_images
+from tui_eval.paths.base import InferencePath
+from tui_eval.paths.native_output import native_stdout_quiet
 from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 
 # Far above the seeds training uses (rsl_rl / Isaac Lab seed from the agent cfg's `seed`, 42 by default;
@@ -60,7 +61,6 @@ CFG_NAMES = ("params/agent.yaml", "params/agent.yml", "params/agent.json")
 
 class RslRlKind(CheckpointKind):
     name = "rsl_rl"
-    path_names = ("runner", "jit", "onnx")
     default_paths = ("runner", "jit")
 
     @classmethod
@@ -143,7 +143,7 @@ class RslRlKind(CheckpointKind):
         import numpy as np
 
         from tui_eval.envs import check_env_id
-        from tui_eval.paths.rsl_eval_env import group_layout
+        from tui_eval.integrations.rsl_rl.paths.eval_env import group_layout
 
         with native_stdout_quiet():
             check_env_id(self.env_id)
@@ -244,7 +244,7 @@ class RslRlKind(CheckpointKind):
             return self.checkpoint, self.checkpoint.name
         import torch
 
-        from tui_eval.paths.rsl_export import cache_root
+        from tui_eval.integrations.rsl_rl.paths.export import cache_root
 
         digest = hashlib.sha256(self.checkpoint.read_bytes()).hexdigest()[:16]
         target = cache_root() / "rsl_rl" / f"{self.checkpoint.stem}-{digest}" / "mapped_5x.pt"
@@ -257,7 +257,7 @@ class RslRlKind(CheckpointKind):
         return target, f"{self.checkpoint.name} mapped to the 5.x layout ({target})"
 
     def _env(self, path_name: str):
-        from tui_eval.paths.rsl_vecenv import make_eval_vecenv
+        from tui_eval.integrations.rsl_rl.paths.vecenv import make_eval_vecenv
 
         seeds = self.spec.seeds.start if self.spec.seeds is not None else HELD_OUT_START
         return make_eval_vecenv(env_id=self.env_id, env_config=self.env_config,
@@ -306,12 +306,34 @@ class RslRlKind(CheckpointKind):
             why += "; the --vecenv factory seeds its worlds itself, tui-eval labels episodes with these seeds"
         return SeedBlock(HELD_OUT_START, stop), why
 
-    def default_explore(self, path_name: str) -> bool:
-        return False  # get_inference_policy() and the exports give the deterministic mean
+    def own_paths(self) -> list[PathEntry]:
+        # get_inference_policy() and the exports give the deterministic mean
+        return [PathEntry("runner", lambda explore: self._build("runner", explore), lambda: False,
+                          "rsl_rl's get_inference_policy() (the deterministic mean)"),
+                PathEntry("jit", lambda explore: self._build("jit", explore), lambda: False,
+                          "the TorchScript export (the deterministic mean)"),
+                PathEntry("onnx", lambda explore: self._build("onnx", explore), lambda: False,
+                          "the ONNX export (the deterministic mean)")]
 
-    def build_path(self, name: str, explore: bool) -> InferencePath:
-        if name not in self.path_names:
-            raise BadInput(f"path {name!r} is not an rsl_rl path; choose from: {', '.join(self.path_names)}")
+    def single_env_factory(self) -> Callable[[], Any]:
+        if self.vecenv:
+            raise BadInput("a custom path needs a Gymnasium env; this run's env comes from --vecenv (an rsl_rl "
+                           "VecEnv): pass --env ID for a Gymnasium env, or compare the built-in paths")
+        return super().single_env_factory()
+
+    def on_other_env(self, spec: RunSpec) -> RslRlKind:
+        other = self.copy()
+        assert isinstance(other, RslRlKind)
+        other.env_id = spec.vs_env or (None if spec.vs_vecenv else self.env_id)
+        config = dict(self.env_config) if other.env_id == self.env_id else {}
+        config.update(spec.vs_env_config)
+        other.env_config = config
+        other.vecenv = spec.vs_vecenv or (None if spec.vs_env else self.vecenv)
+        if not other.env_id and not other.vecenv:
+            raise BadInput("--vs-env-config needs an env to change: pass --vs-env ID or --vs-vecenv MODULE:FUNCTION")
+        return other
+
+    def _build(self, name: str, explore: bool) -> InferencePath:
         if explore and name != "runner":
             raise BadInput(f"the {name} path runs the exported policy, which is the deterministic mean; explore is "
                            "only available for the runner path (--explore runner=on)")
@@ -323,11 +345,11 @@ class RslRlKind(CheckpointKind):
         runner_checkpoint, note = self.runner_checkpoint()
         env = self._env(name)
         if name == "runner":
-            from tui_eval.paths.rsl_runner import RslRunnerPath
+            from tui_eval.integrations.rsl_rl.paths.runner import RslRunnerPath
 
             return RslRunnerPath(env=env, cfg=self.cfg, checkpoint=runner_checkpoint, device=self.spec.device,
                                  explore=explore, checkpoint_note=note, cfg_label=self._cfg_label())
-        from tui_eval.paths.rsl_export import RslJitPath, RslOnnxPath
+        from tui_eval.integrations.rsl_rl.paths.export import RslJitPath, RslOnnxPath
 
         cls, exported = (RslJitPath, self.exported_jit) if name == "jit" else (RslOnnxPath, self.exported_onnx)
         return cls(env=env, cfg=self.cfg, checkpoint=self.checkpoint, runner_checkpoint=runner_checkpoint,

@@ -10,7 +10,7 @@ then (a CNNModel) its image groups, one tensor each, as rsl_rl's exports take th
 
 The TorchScript module runs batched. rsl_rl's ONNX export (dynamo exporter, torch >= 2.9) fixes the
 batch size at 1: then the path runs one row per world that needs an action. A recurrent export's state
-is kept per world and reset at each world's episode start (see `rsl_memory`). onnxruntime is optional
+is kept per world and reset at each world's episode start (see `memory`). onnxruntime is optional
 (`pip install onnxruntime`).
 """
 
@@ -32,10 +32,10 @@ import torch
 from tensordict import TensorDict
 
 from tui_eval.errors import first_line
-from tui_eval.paths.rsl_eval_env import EvalVecEnv
-from tui_eval.paths.rsl_memory import JitMemory, OnnxMemory
-from tui_eval.paths.rsl_model import finalise_obs_groups, quiet
-from tui_eval.paths.rsl_runner import RslLoopPath, build_runner
+from tui_eval.integrations.rsl_rl.paths.eval_env import EvalVecEnv
+from tui_eval.integrations.rsl_rl.paths.memory import JitMemory, OnnxMemory
+from tui_eval.integrations.rsl_rl.paths.model import finalise_obs_groups, quiet
+from tui_eval.integrations.rsl_rl.paths.runner import RslLoopPath, build_runner
 from tui_eval.spec import BadInput
 
 

@@ -5,7 +5,7 @@ A step that never returns cannot be interrupted, and the runner's `sample()` wit
 for it up to RLlib's `evaluation_sample_timeout_s` on every call. So the runner's envs note their steps in
 one Heartbeat per process; a thread watches it, and on a step that overruns tells the seed dispenser
 which seed froze and why (that episode is recorded invalid, not run again) and ends the process. Ray then
-restarts the runner, and the path brings it back as it does for any dead runner (paths/eval_runners.py).
+restarts the runner, and the path brings it back as it does for any dead runner (eval_runners.py).
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ class DispenserFeed:
     cancelled = False
 
     def __init__(self, dispenser_name: str, worker_index: int, step_timeout: float | None = None):
-        from tui_eval.paths.runner_watchdog import runner_heartbeat
+        from tui_eval.integrations.rllib.paths.runner_watchdog import runner_heartbeat
 
         self._name = dispenser_name
         self._worker_index = worker_index

@@ -1,7 +1,7 @@
 """The interface the rsl_rl paths step: an rsl_rl `VecEnv` whose worlds run labelled episodes.
 
-Implementations: `rsl_vecenv.GymVecEnv` (a registered Gymnasium env) and `rsl_factory_env.FactoryVecEnv`
-(a user's VecEnv factory); `rsl_vecenv.make_eval_vecenv` picks one.
+Implementations: `vecenv.GymVecEnv` (a registered Gymnasium env) and `factory_env.FactoryVecEnv`
+(a user's VecEnv factory); `vecenv.make_eval_vecenv` picks one.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.errors import first_line
-from tui_eval.paths.rsl_model import DEFAULT_ACTIVATION
+from tui_eval.integrations.rsl_rl.paths.model import DEFAULT_ACTIVATION
 from tui_eval.spec import BadInput
 
 DEFAULT_NUM_STEPS_PER_ENV = 24

@@ -1,0 +1,178 @@
+"""What a checkpoint kind is: it recognises a checkpoint, describes it, and builds its inference paths.
+
+A kind declares its paths in one catalog (`PathEntry`: name -> how to build it, what its library does by
+default about exploring, and where that default comes from). `--path`, `--vs` and `--vs-env` add entries to
+a loaded kind's catalog (tui_eval/kinds/extra.py, vs_env.py); nothing else dispatches on path names.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui_eval.paths.base import InferencePath
+from tui_eval.spec import BadInput, RunSpec, SeedBlock
+
+
+@dataclass(frozen=True)
+class PathEntry:
+    """One path a kind can build."""
+
+    name: str
+    #: load the path (heavy: restores the policy), exploring or not
+    build: Callable[[bool], InferencePath]
+    #: what the path's library does when the user does not say (`--explore`)
+    default_explore: Callable[[], bool]
+    #: where that default comes from, shown beside it ("evaluation_config.explore", ...)
+    explore_source: str
+    #: envs the path steps together and where that number comes from; None: the kind does not say
+    envs: Callable[[], tuple[int, str]] | None = None
+    #: the path spreads over Ray its own library's way under `--workers` (else tui-eval's actors run it)
+    scales_itself: bool = False
+
+
+class PathCatalog:
+    """A kind's paths by name, in the order they were declared."""
+
+    def __init__(self, kind_name: str, entries: list[PathEntry]):
+        self.kind_name = kind_name
+        self._entries: dict[str, PathEntry] = {}
+        for entry in entries:
+            self.add(entry)
+
+    def add(self, entry: PathEntry) -> None:
+        if entry.name in self._entries:
+            raise BadInput(f"path name {entry.name!r} is taken; choose another")
+        self._entries[entry.name] = entry
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __getitem__(self, name: str) -> PathEntry:
+        if name not in self._entries:
+            raise BadInput(f"path {name!r} is not a {self.kind_name} path; choose from: {', '.join(self.names)}")
+        return self._entries[name]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._entries)
+
+
+class CheckpointKind(ABC):
+    #: the kind's name, as in `--json` and the run log
+    name: str
+    #: the two paths it runs by default
+    default_paths: tuple[str, str]
+    #: the kinds behind `--vs` and `--vs-env` paths, when the run has them
+    vs_kind: CheckpointKind | None = None
+    vs_env_kind: CheckpointKind | None = None
+
+    @classmethod
+    @abstractmethod
+    def recognise(cls, path: Path) -> bool:
+        """Cheap check (no heavy imports): does `path` look like a checkpoint of this kind?"""
+
+    @abstractmethod
+    def __init__(self, path: Path, spec: RunSpec):
+        """Read the checkpoint offline; raise BadInput (one line: what and what to do) when it is unusable."""
+
+    #: the checkpoint itself (e.g. the newest checkpoint_* of a Tune trial)
+    checkpoint: Path
+    #: the env the paths run (None: a factory of vector envs names none)
+    env_id: str | None
+    #: a line for the user when the checkpoint was picked from a larger directory, else None
+    resolved_note: str | None = None
+
+    @abstractmethod
+    def own_paths(self) -> list[PathEntry]:
+        """The paths this kind's library offers (read once, after `__init__`)."""
+
+    @property
+    def catalog(self) -> PathCatalog:
+        """The kind's own paths (`own_paths()`) and any `--path` / `--vs` / `--vs-env` ones added to it."""
+        if "_catalog" not in self.__dict__:
+            self._catalog = PathCatalog(self.name, self.own_paths())
+        return self._catalog
+
+    @property
+    def path_names(self) -> tuple[str, ...]:
+        return self.catalog.names
+
+    @property
+    def own_path_names(self) -> tuple[str, ...]:
+        return tuple(entry.name for entry in self.own_paths())
+
+    @abstractmethod
+    def describe(self) -> dict[str, str]:
+        """Facts shown to the user before the run (algorithm, env, module, explore, ...)."""
+
+    @abstractmethod
+    def default_seeds(self, episodes: int | None) -> tuple[SeedBlock, str]:
+        """A seed block training seeding does not use, and one line saying why it is held out."""
+
+    def default_explore(self, path_name: str) -> bool:
+        """What the path's library does by default."""
+        return self.catalog[path_name].default_explore()
+
+    def explore_source(self, path_name: str) -> str:
+        """Where the path's default explore setting comes from."""
+        return self.catalog[path_name].explore_source
+
+    def build_path(self, name: str, explore: bool) -> InferencePath:
+        """Load and return the named path (heavy: restores the policy)."""
+        return self.catalog[name].build(explore)
+
+    def num_envs(self, name: str) -> tuple[int, str] | None:
+        """Envs the path steps together and where that number comes from, if the kind says."""
+        envs = self.catalog[name].envs
+        return envs() if envs is not None else None
+
+    def scales_itself(self, name: str) -> bool:
+        """True when the path spreads over Ray its own library's way (`--workers`); other paths run in
+        tui-eval's actors (tui_eval/cluster)."""
+        return self.catalog[name].scales_itself
+
+    def single_env_factory(self) -> Callable[[], Any]:
+        """One Gymnasium env of the kind's env, as the user's own loop would make it (for `--path`)."""
+        env_id = getattr(self, "env_id", None)
+        if not env_id:
+            raise BadInput(f"a custom path needs a Gymnasium env, but the {self.name} checkpoint names none; "
+                           "pass --env ID")
+        import gymnasium as gym
+
+        from tui_eval.envs import check_env_id
+
+        check_env_id(env_id)
+        config = dict(getattr(self, "env_config", {}) or {})
+        return lambda: gym.make(env_id, **config)
+
+    def on_other_env(self, spec: RunSpec) -> CheckpointKind:
+        """A copy of this kind whose paths run on `--vs-env` / `--vs-env-config` / `--vs-vecenv`'s env
+        (sim-to-sim parity, tui_eval/kinds/vs_env.py)."""
+        raise BadInput(f"--vs-env is not available for {self.name} checkpoints")
+
+    def copy(self) -> CheckpointKind:
+        """A shallow copy with its own catalog (the copy's paths build from the copy)."""
+        other = copy.copy(self)
+        other.__dict__.pop("_catalog", None)
+        return other
+
+    def reference_weights(self) -> dict[str, Any] | None:
+        """The policy's weights as the checkpoint holds them, for the doctor to compare built paths against
+        (None: the kind cannot read them apart from a path)."""
+        return None
+
+    def saved_connector_states(self) -> dict[str, Any]:
+        """The checkpoint's saved connector states, for the doctor ({}: the kind has none)."""
+        return {}
+
+    def prepare_process(self, paths: list[str]) -> None:
+        """Process-wide set-up the named paths need, done before any UI takes over stdin/stdout."""
+
+    def default_return_bounds(self) -> tuple[float, float, str] | None:
+        """Known bounds on an episode's return and where they come from, if the env allows knowing them."""
+        return None

@@ -1,0 +1,34 @@
+"""What the doctor compares RLlib paths against: the checkpoint's own module weights and saved connector states."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def saved_connector_states(checkpoint: Path) -> dict[str, Any]:
+    """The stateful connectors' state as saved in the checkpoint."""
+    from ray.rllib.connectors.env_to_module import EnvToModulePipeline
+    from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
+
+    from tui_eval.doctor.static_diff import connector_states
+    from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS
+
+    out = {}
+    for side, cls in (("env_to_module", EnvToModulePipeline), ("module_to_env", ModuleToEnvPipeline)):
+        folder = checkpoint / CONNECTOR_DIRS[side]
+        if folder.is_dir():
+            try:
+                out[side] = connector_states(cls.from_checkpoint(str(folder)))
+            except Exception:
+                pass
+    return out
+
+
+def reference_weights(checkpoint: Path, module_id: str) -> dict[str, Any]:
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from tui_eval.integrations.rllib.paths.layout import module_dir
+
+    module: Any = RLModule.from_checkpoint(str(module_dir(checkpoint, module_id)))
+    return module.state_dict()
