@@ -80,40 +80,50 @@ def test_detach_attach_then_the_viewers_terminal_goes_and_the_run_finishes(tmp_p
     assert document["status"] == "done"
 
 
+FOREGROUND_EPISODES = 80  # enough to outlast the terminal by far, few enough to finish soon after
+
+
 @needs_tmux
 def test_the_foreground_app_survives_its_terminal(tmp_path):
     log = tmp_path / "fg.sqlite"
     session = f"tui-eval-hup-{os.getpid()}"
     # both default paths: `evaluate` runs on the local Ray, whose processes share the terminal's process group
-    _tmux(session, f"{sys.executable} -m tui_eval.cli {CARTPOLE} --episodes 150 --num-envs 2 --log {log}; sleep 60")
+    _tmux(session, f"{sys.executable} -m tui_eval.cli {CARTPOLE} --episodes {FOREGROUND_EPISODES} --num-envs 2 "
+                   f"--log {log}; sleep 60")
     wait_until(lambda: _count(log) >= 10, timeout=120)
     subprocess.run(["tmux", "kill-session", "-t", session])  # the SSH connection drops
     time.sleep(2.0)
-    assert _count(log) < 300 and ownership.holder(log) is not None  # still running, without a terminal
+    # still running, without a terminal
+    assert _count(log) < 2 * FOREGROUND_EPISODES and ownership.holder(log) is not None
     wait_until(lambda: ownership.holder(log) is None, timeout=240)
     assert _status(log) == "done"
     for path in ("evaluate", "connectors"):
-        assert sorted(_seeds(log)[path].values()) == [1] * 150, path
+        assert sorted(_seeds(log)[path].values()) == [1] * FOREGROUND_EPISODES, path
     attached = cli("attach", "fg", "--headless", cwd=tmp_path)
     assert attached.returncode == 0 and "(done)" in attached.stdout
+
+
+KILLED_SEEDS = range(5000, 5060)  # killed after 20 records (of 120): most of them run after the resume
 
 
 def test_sigkill_then_resume_runs_every_seed_exactly_once(tmp_path):
     log = tmp_path / "k.sqlite"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", str(CARTPOLE), "--headless", "--episodes", "120",
-                             "--num-envs", "3", "--seeds", "5000:5120", "--explore", "evaluate=off", "--log", str(log)],
+    block = f"{KILLED_SEEDS.start}:{KILLED_SEEDS.stop}"
+    proc = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", str(CARTPOLE), "--headless", "--episodes",
+                             str(len(KILLED_SEEDS)), "--num-envs", "3", "--seeds", block, "--explore", "evaluate=off",
+                             "--log", str(log)],
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_until(lambda: _count(log) >= 20, timeout=180)
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
-    assert 0 < _count(log) < 240
+    assert 0 < _count(log) < 2 * len(KILLED_SEEDS)
     assert cli("ls", cwd=tmp_path).stdout.count("interrupted (process gone)") >= 1
     resumed = cli("resume", "k", "--headless", cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     seeds = _seeds(log)
     for path in ("evaluate", "connectors"):
-        assert sorted(seeds[path]) == [(0, s) for s in range(5000, 5120)], path
+        assert sorted(seeds[path]) == [(0, s) for s in KILLED_SEEDS], path
         assert set(seeds[path].values()) == {1}, path
     assert _status(log) == "done"
     assert "EQUIVALENT" in resumed.stdout or "UNDECIDED" in resumed.stdout  # identical seed by seed
@@ -200,7 +210,7 @@ def test_ray_started_by_a_run_listens_on_loopback_only(tmp_path):
     log = tmp_path / "net.sqlite"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", str(CARTPOLE), "--headless", "--paths", "evaluate",
-                             "--episodes", "100000", "--log", str(log)], cwd=tmp_path, env=env,
+                             "--num-envs", "3", "--episodes", "100000", "--log", str(log)], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_until(lambda: _count(log) >= 3, timeout=180)  # Ray is up: the evaluate path is running
