@@ -15,29 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.tmux import screen, wait_screen
+
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
 
 ROOT = Path(__file__).resolve().parents[2]
 TUI_EVAL = Path(sys.executable).with_name("tui-eval")
-
-
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=30).stdout
-
-
-def screen(session: str) -> str:
-    return tmux("capture-pane", "-p", "-t", session)
-
-
-def wait_screen(session: str, condition, timeout: float = 120.0) -> str:
-    deadline = time.monotonic() + timeout
-    text = ""
-    while time.monotonic() < deadline:
-        text = screen(session)
-        if condition(text):
-            return text
-        time.sleep(0.2)
-    raise AssertionError(f"screen never matched; last screen:\n{text}")
 
 
 @pytest.fixture

@@ -71,7 +71,7 @@ async def test_an_env_that_cannot_render_says_so_in_the_panel(tmp_path, apps):
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
 def test_frames_in_tmux_are_truecolor_half_blocks(tmp_path):
-    from test_tmux import tmux, wait_screen
+    from tests.support.tmux import tmux, wait_screen
 
     name = f"tui-eval-frames-{os.getpid()}"
     command = (f"cd {tmp_path} && COLORTERM=truecolor TERM=xterm-256color {sys.executable} -m tui_eval.cli demo "
