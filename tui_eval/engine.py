@@ -40,6 +40,7 @@ class Engine:
         equivalence_margin: float | None = None,
         step_timeout: float | None = None,
         rebuild: Callable[[str, bool], InferencePath] | None = None,
+        repeatable: bool = True,
     ):
         self.paths = {p.name: p for p in paths}
         self.step_timeout = step_timeout
@@ -48,6 +49,7 @@ class Engine:
         self.episodes = episodes
         self._return_bounds = return_bounds
         self._margin = equivalence_margin
+        self._repeatable = repeatable  # False: the env is not a function of its reset seed (no exact verdict)
         self.blocks: list[SeedBlock] = [seeds]
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
@@ -76,7 +78,7 @@ class Engine:
     # ------------------------------------------------------------------ wiring
     def _new_stats(self) -> RunStats:
         deterministic = all(not self.explore_of(n) for n in self.paths)
-        return RunStats(list(self.paths), deterministic, self._return_bounds, self._margin)
+        return RunStats(list(self.paths), deterministic, self._return_bounds, self._margin, self._repeatable)
 
     def explore_of(self, name: str) -> bool:
         """The path's explore setting, counting a change asked for with set_explore but not yet applied."""

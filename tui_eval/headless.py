@@ -12,20 +12,22 @@ from tui_eval.events import BlockStarted, Event, PathFailed, PathNotice
 from tui_eval.format import num
 from tui_eval.lifecycle import EngineState
 from tui_eval.stall import EngineSilence
-from tui_eval.void import VOID, void_reason
+from tui_eval.ui.snapshot import RunSnapshot, engine_snapshot
+from tui_eval.void import VOID
 
 
-def progress_line(engine: Engine) -> str:
-    paths, comparison = engine.snapshot()
+def progress_line(snapshot: RunSnapshot) -> str:
+    """One line of the run's progress, from a frozen snapshot (the app's view reads the same record)."""
     parts = []
-    for name, summary in paths.items():
-        total = f"/{engine.episodes}" if engine.episodes else ""
-        eps_s, _ = engine.throughput(name)
+    for name, summary in snapshot.summaries.items():
+        total = f"/{snapshot.target}" if snapshot.target else ""
+        eps_s, _ = snapshot.throughput.get(name, (0.0, 0.0))
         parts.append(f"{name} {summary['episodes']}{total} mean {num(summary['mean'], 1)} ({eps_s:.1f} ep/s)")
+    comparison = snapshot.comparison
     verdict = f" | {comparison.verdict}" if comparison is not None else ""
-    if comparison is not None and void_reason(engine.errors):
+    if comparison is not None and snapshot.void:
         verdict = f" | {VOID} (a path was given up)"
-    return f"[{engine.active_seconds():6.1f}s] " + " | ".join(parts) + verdict
+    return f"[{snapshot.elapsed:6.1f}s] " + " | ".join(parts) + verdict
 
 
 def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
@@ -51,10 +53,10 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
         if now - last_draw >= (0.5 if tty else 5.0):
             last_draw = now
             quiet = "".join(f" | {line}" for line in silence.lines())
-            err.write(("\r" if tty else "") + progress_line(engine) + quiet + ("" if tty else "\n"))
+            err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + quiet + ("" if tty else "\n"))
             err.flush()
     engine.wait()
-    err.write(("\r" if tty else "") + progress_line(engine) + "\n")
+    err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + "\n")
 
 
 def report_given_up(failed: list[PathFailed], err: TextIO) -> bool:

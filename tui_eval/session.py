@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tui_eval.decide import check_gate_paths, watch_decision
 from tui_eval.engine import Engine
+from tui_eval.env_seeding import describe_problem
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind
 from tui_eval.kinds import load_kind
@@ -45,6 +46,8 @@ class Plan:
     seeds_note: str
     log_path: Path
     facts: dict[str, str] = field(default_factory=dict)
+    #: the env repeats itself from its reset seed (else no comparison is exact; tui_eval/env_seeding.py)
+    repeatable_seeds: bool = True
 
 
 def plan_run(spec: RunSpec) -> Plan:
@@ -84,7 +87,9 @@ def plan_run(spec: RunSpec) -> Plan:
         facts["workers"] = (f"{spec.workers} per path, on the Ray cluster at {spec.ray_address}" if spec.ray_address
                             else f"{spec.workers} per path, on a local Ray (loopback)")
     kind.prepare_process(paths)
-    plan = Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts)
+    problem = kind.seed_repeat_problem()
+    facts["env seeding"] = describe_problem(problem)
+    plan = Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts, repeatable_seeds=problem is None)
     bounds = return_bounds(plan)
     facts["return bounds"] = (f"{bounds[0]:g} .. {bounds[1]:g} ({bounds[2]})" if bounds is not None
                               else "unknown (asymptotic intervals from 30 episodes; --return-bounds LO:HI)")
@@ -134,7 +139,8 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
     RunMeta(
         spec=spec.to_json(), checkpoint=str(plan.kind.checkpoint), kind=plan.kind.name, env=plan.kind.env_id,
         seeds=[plan.seeds.start, plan.seeds.stop], seeds_note=plan.seeds_note, paths=plan.paths,
-        explore=plan.explore, facts=plan.facts, versions=versions(), started_at=time.time(), status=RunStatus.LOADING,
+        explore=plan.explore, facts=plan.facts,
+        repeatable_seeds=plan.repeatable_seeds, versions=versions(), started_at=time.time(), status=RunStatus.LOADING,
     ).write(log)
     built = []
     build = path_builder(plan)
@@ -155,7 +161,7 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
             return_bounds=None if bounds is None else list(bounds)).write(log)
     engine = Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
                     equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
-                    rebuild=build)
+                    rebuild=build, repeatable=plan.repeatable_seeds)
     watch_decision(engine, spec)  # --until-decided: ends the run at the answer
     return engine
 

@@ -34,7 +34,8 @@ def replay(meta: dict[str, Any], records: list[EpisodeRecord]) -> RunStats:
     spec = meta.get("spec") or {}
     bounds = meta.get("return_bounds") or spec.get("return_bounds")
     stats = RunStats(paths, deterministic=all(not explore.get(p, True) for p in paths),
-                     return_bounds=bounds, margin=spec.get("equivalence_margin"))
+                     return_bounds=bounds, margin=spec.get("equivalence_margin"),
+                     repeatable=meta.get("repeatable_seeds") is not False)
     for rec in records:
         if rec.path in stats.paths:
             stats.add(rec)

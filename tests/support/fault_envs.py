@@ -62,7 +62,16 @@ class FreezingCartPole(_BreaksOnSomeSeeds):
         return super().step(action)
 
 
+class UnseededCartPole(CartPoleEnv):
+    """Draws its observation noise from numpy's global generator, not from its reset seed (as RLlib's own
+    CartPoleWithDictObservationSpace draws a part of its observation): the same seed gives other episodes."""
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = super().step(action)
+        return obs + np.random.normal(0.0, 0.05, size=obs.shape).astype(obs.dtype), reward, terminated, truncated, info
+
+
 for _name, _cls in (("NanCartPole-v0", NanCartPole), ("RaisingCartPole-v0", RaisingCartPole),
-                    ("FreezingCartPole-v0", FreezingCartPole)):
+                    ("FreezingCartPole-v0", FreezingCartPole), ("UnseededCartPole-v0", UnseededCartPole)):
     if _name not in gym.registry:
         gym.register(_name, entry_point=_cls, max_episode_steps=500)

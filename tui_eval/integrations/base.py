@@ -150,6 +150,17 @@ class CheckpointKind(ABC):
         config = dict(getattr(self, "env_config", {}) or {})
         return lambda: gym.make(env_id, **config)
 
+    def seed_repeat_problem(self) -> str | None:
+        """Why the kind's env is not a function of its reset seed, or None (it is, or cannot be checked
+        offline: an env from a factory of vector envs)."""
+        from tui_eval.env_seeding import seed_repeat_problem
+
+        try:
+            make_env = self.single_env_factory()
+        except BadInput:
+            return None
+        return seed_repeat_problem(make_env, self.env_id or "the env")
+
     def on_other_env(self, spec: RunSpec) -> CheckpointKind:
         """A copy of this kind whose paths run on `--vs-env` / `--vs-env-config` / `--vs-vecenv`'s env
         (sim-to-sim parity, tui_eval/kinds/vs_env.py)."""

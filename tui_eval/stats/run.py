@@ -110,15 +110,17 @@ class RunStats:
 
     `comparison` is the comparison of the newest block's pairing of explore settings (what the live
     view shows); `comparisons` holds every pairing seen. `deterministic` applies to records without
-    an explore setting; with settings, a pairing is deterministic when both are off.
+    an explore setting; with settings, a pairing is deterministic when both are off. With
+    `repeatable=False` (the env is not a function of its reset seed) no pairing is deterministic.
     """
 
     def __init__(self, names: list[str], deterministic: bool, return_bounds: ReturnBounds | None,
-                 margin: float | None) -> None:
+                 margin: float | None, repeatable: bool = True) -> None:
+        self.repeatable = repeatable
         self.names = list(names)
         self.return_bounds = return_bounds
         self.margin = margin
-        self.deterministic = bool(deterministic)
+        self.deterministic = bool(deterministic) and repeatable
         self.paths = {n: PathGroup(lambda: PathStats(return_bounds=return_bounds)) for n in self.names}
         self.comparisons: dict[tuple, Comparison] = {}
         self._pair_names = tuple(self.names[:2]) if len(self.names) >= 2 else None
@@ -131,7 +133,8 @@ class RunStats:
     def _new_comparison(self, pairing: tuple | None) -> Comparison:
         assert self._pair_names is not None
         a, b = self._pair_names
-        det = self.deterministic if pairing is None or None in pairing else (not pairing[0] and not pairing[1])
+        det = self.deterministic if pairing is None or None in pairing else \
+            (self.repeatable and not pairing[0] and not pairing[1])
         return Comparison(a, b, margin=self.margin, deterministic=det, return_bounds=self.return_bounds)
 
     def add(self, rec: EpisodeRecord) -> None:

@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from tui_eval.format import workers_line
 from tui_eval.frames.hub import FrameView, Key
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ComparisonSummary, ReturnsSnapshot
+from tui_eval.void import void_reason
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,24 @@ class RunSnapshot:
     idle_seconds: float = 0.0  # since the newest record (a log viewer's staleness)
     workers: str = ""
     block_only: bool = False
+    target: int | None = None  # --episodes: the episodes asked for per path, if any
+    void: str | None = None  # why the comparison is void (a path given up), else None
+
+
+def engine_snapshot(engine: Any, current_block_only: bool = False, with_returns: bool = False,
+                    numbers: bool = True) -> RunSnapshot:
+    """A running engine's numbers now (`tui_eval.engine.Engine`); without `numbers` (a header redrawn
+    between statistics refreshes) no summaries."""
+    paths = tuple(engine.paths)
+    summaries, comparison = engine.snapshot(current_block_only) if numbers else ({}, None)
+    return RunSnapshot(
+        paths=paths, state=str(engine.state), summaries=summaries, comparison=comparison,
+        returns=engine.returns_snapshot(current_block_only) if numbers and with_returns else None,
+        blocks=tuple(engine.blocks), explore={n: engine.explore_of(n) for n in paths},
+        throughput={n: engine.throughput(n) for n in paths},
+        done={n: s.episodes for n, s in engine.stats.paths.items()}, elapsed=engine.active_seconds(),
+        workers=workers_line(engine.paths), block_only=current_block_only, target=engine.episodes,
+        void=void_reason(engine.errors))
 
 
 class RunSource(Protocol):

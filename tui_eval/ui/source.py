@@ -18,7 +18,6 @@ from typing import Any
 
 from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, StateChanged
-from tui_eval.format import workers_line
 from tui_eval.frames.hub import FrameView, Key
 from tui_eval.frames.wire import view_from_json
 from tui_eval.spec import EpisodeRecord, SeedBlock
@@ -27,7 +26,7 @@ from tui_eval.store import RunLog
 from tui_eval.summary import replay
 
 from .inbox import Inbox
-from .snapshot import RunSnapshot
+from .snapshot import RunSnapshot, engine_snapshot
 
 FACT_KEYS = ("algorithm", "env", "module")
 
@@ -81,15 +80,7 @@ class LiveSource:
     def snapshot(self, current_block_only: bool = False, with_returns: bool = False,
                  numbers: bool = True) -> RunSnapshot:
         """The run now; without `numbers` (the header between statistics refreshes) no summaries."""
-        engine = self.engine
-        summaries, comparison = engine.snapshot(current_block_only) if numbers else ({}, None)
-        return RunSnapshot(
-            paths=tuple(self.paths), state=str(engine.state), summaries=summaries, comparison=comparison,
-            returns=engine.returns_snapshot(current_block_only) if numbers and with_returns else None,
-            blocks=tuple(engine.blocks), explore={n: engine.explore_of(n) for n in self.paths},
-            throughput={n: engine.throughput(n) for n in self.paths},
-            done={n: s.episodes for n, s in engine.stats.paths.items()}, elapsed=engine.active_seconds(),
-            workers=workers_line(engine.paths), block_only=current_block_only)
+        return engine_snapshot(self.engine, current_block_only, with_returns, numbers)
 
     def records(self) -> list[EpisodeRecord]:
         return self.engine.log.records()

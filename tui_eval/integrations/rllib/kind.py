@@ -292,6 +292,15 @@ class RllibKind(CheckpointKind):
     def single_env_factory(self) -> Callable[[], Any]:
         return self.env.make_one  # the main config's env, RLlib's way
 
+    def seed_repeat_problem(self) -> str | None:
+        """Both paths' envs (the evaluation env may differ from the training one)."""
+        from tui_eval.env_seeding import seed_repeat_problem
+
+        recipes = {(r.name, json.dumps(r.env_config, sort_keys=True, default=str)): r
+                   for r in (self.env, self.eval_env)}
+        problems = (seed_repeat_problem(r.make_one, r.name) for r in recipes.values())
+        return next((p for p in problems if p is not None), None)
+
     def on_other_env(self, spec: RunSpec) -> RllibKind:
         if spec.vs_vecenv:
             raise BadInput("--vs-vecenv is for rsl_rl checkpoints; for RLlib pass --vs-env ENV")

@@ -321,6 +321,10 @@ class RslRlKind(CheckpointKind):
                            "VecEnv): pass --env ID for a Gymnasium env, or compare the built-in paths")
         return super().single_env_factory()
 
+    def seed_repeat_problem(self) -> str | None:
+        with native_stdout_quiet():  # PyBullet prints from C at each env made
+            return super().seed_repeat_problem()
+
     def on_other_env(self, spec: RunSpec) -> RslRlKind:
         other = self.copy()
         assert isinstance(other, RslRlKind)
