@@ -3,12 +3,12 @@ before the run, said so, and its comparison is statistical (never `DIFFER (exact
 
 from __future__ import annotations
 
-import fault_envs  # noqa: F401  (registers UnseededCartPole-v0)
 import gymnasium as gym
-from conftest import CARTPOLE
-from engine_helpers import plan_for, run_to_end
 from ray.rllib.examples.envs.classes.cartpole_with_dict_observation_space import CartPoleWithDictObservationSpace
 
+from tests.support import fault_envs  # noqa: F401  (registers UnseededCartPole-v0)
+from tests.support.common import CARTPOLE
+from tests.support.engines import plan_for, run_to_end
 from tui_eval.env_seeding import seed_repeat_problem
 from tui_eval.store import RunLog
 from tui_eval.summary import replay
