@@ -28,14 +28,22 @@ class Job:
     result: subprocess.CompletedProcess | None = None
     done: threading.Event = field(default_factory=threading.Event)
     claimed: bool = False
+    proc: subprocess.Popen | None = None
 
     def run(self) -> None:
         assert self.folder is not None
         try:
             argv, cwd, env = self.command(self.folder)
             quiet = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-            self.result = subprocess.run(argv, cwd=cwd, env={**quiet, **env}, capture_output=True, text=True,
-                                         timeout=self.timeout)
+            self.proc = subprocess.Popen(argv, cwd=cwd, env={**quiet, **env}, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True)
+            try:
+                out, err = self.proc.communicate(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                out, err = self.proc.communicate()
+                err += f"\n{self.name}: no answer within {self.timeout:g}s"
+            self.result = subprocess.CompletedProcess(argv, self.proc.wait(), out, err)
         except Exception as exc:  # a failure is the waiting fixture's to report
             self.result = subprocess.CompletedProcess([self.name], 1, "", f"{type(exc).__name__}: {exc}")
         finally:
@@ -49,6 +57,7 @@ class Prefetcher:
         self.root = root
         self.jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
+        self._closed = False
 
     def start(self, jobs: list[Job]) -> None:
         for job in jobs:
@@ -59,7 +68,7 @@ class Prefetcher:
 
     def _claim(self, job: Job) -> bool:
         with self._lock:
-            if job.claimed:
+            if job.claimed or self._closed:
                 return False
             job.claimed = True
             return True
@@ -68,6 +77,14 @@ class Prefetcher:
         for job in jobs:
             if self._claim(job):
                 job.run()
+
+    def close(self) -> None:
+        """The session ends: start no job, and end the one running (a session stopped early by -x)."""
+        with self._lock:
+            self._closed = True
+        for job in self.jobs.values():
+            if job.proc is not None and job.proc.poll() is None:
+                job.proc.kill()
 
     def wait(self, job: Job, folder: Path) -> tuple[subprocess.CompletedProcess, Path]:
         """The job's result and folder: the background run's, else (not started in this session) run now."""
