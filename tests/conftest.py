@@ -42,9 +42,9 @@ def pytest_collection_finish(session):
 @pytest.fixture(scope="session", autouse=True)
 def prefetcher(request, tmp_path_factory):
     """The background jobs that the collected tests need, started now (one at a time)."""
-    collected = {item.nodeid.split("::")[0] for item in request.session.items}
+    ids = [item.nodeid for item in request.session.items]
     prefetch = Prefetcher(tmp_path_factory.mktemp("prefetch"))
-    prefetch.start([job for job, files in WANTED_BY if collected.intersection(files)])
+    prefetch.start([job for job, wanted in WANTED_BY if any(i.startswith(wanted) for i in ids)])
     yield prefetch
     prefetch.close()
 
