@@ -21,6 +21,7 @@ from tui_eval.stats.combine import betting_and_asymptotic_cs
 from tui_eval.stats.coverage import capped_returns
 
 GOAL_FACTOR, GOAL_FLOOR = 2.5, 30
+GOAL_COST_US = 5.0
 PENDULUM = (-3254.7, 0.0)
 
 
@@ -57,6 +58,10 @@ def _shifted(draw, delta):
     return sample
 
 
+def _bernoulli_pair(rng, shape):
+    return (rng.random(shape) < 0.2) * 1.0, (rng.random(shape) < 0.1) * 1.0
+
+
 def _beta_pair(rng, shape):
     return rng.beta(2.6, 5.0, shape), rng.beta(2.0, 5.0, shape)
 
@@ -84,6 +89,9 @@ def shapes() -> dict:
                            ("exponential(1)", lambda r, s: r.exponential(1.0, s), 1.0)):
         delta = 0.4 * sd
         out[f"{name} + {delta:.2f} vs {name}, no bounds"] = (_shifted(draw, delta), delta, sd * math.sqrt(2), None)
+    for bounds in ((0.0, 1.0), None):
+        out[f"Bernoulli(0.2) vs Bernoulli(0.1), {'bounds 0:1' if bounds else 'no bounds'}"] = (
+            _bernoulli_pair, 0.1, math.sqrt(0.2 * 0.8 + 0.1 * 0.9), bounds)
     sd_beta = math.sqrt(beta_var(2.6, 5.0) + beta_var(2.0, 5.0))
     out["Beta(2.6, 5) vs Beta(2, 5), bounds 0:1"] = (_beta_pair, 2.6 / 7.6 - 2 / 7, sd_beta, (0.0, 1.0))
     return out
@@ -135,6 +143,11 @@ WIDTH_SHAPES = {
     "capped 500 w.p. 0.9 else U(50, 400)": (lambda r, s: _capped_pair(0.9, 0.9)(r, s)[0], (0.0, 500.0)),
     "capped CartPole (0.98)": (capped_returns, (0.0, 500.0)),
     "Beta(2, 5)": (lambda r, s: r.beta(2.0, 5.0, s), (0.0, 1.0)),
+    "Bernoulli(0.1)": (lambda r, s: (r.random(s) < 0.1) * 1.0, (0.0, 1.0)),
+    "Gaussian": (lambda r, s: r.normal(0.0, 1.0, s), None),
+    "t3": (lambda r, s: r.standard_t(3, s), None),
+    "lognormal(0, 1)": (lambda r, s: r.lognormal(0.0, 1.0, s), None),
+    "exponential(1)": (lambda r, s: r.exponential(1.0, s), None),
 }
 
 
@@ -146,6 +159,23 @@ def betting_cost_us(values: np.ndarray, lo: float, hi: float, batch: int = 4096)
     for i in range(0, y.size, batch):
         state.extend(y[i : i + batch][None, :])
     return (time.process_time() - t0) / y.size * 1e6
+
+
+def hot_path_us(bounds, pairs: int = 100_000, seed: int = 3) -> float:
+    """CPU microseconds per episode of `RunStats.add` for A and B on the same seeds, Pendulum-like
+    returns (records built outside the timed region)."""
+    from tui_eval.spec import EpisodeRecord
+    from tui_eval.stats import RunStats
+
+    a, b = _pendulum_pair(50.0)(np.random.default_rng(seed), pairs)
+    records = [EpisodeRecord(p, i, float(r), 200) for i in range(pairs) for p, r in (("A", a[i]), ("B", b[i]))]
+    run = RunStats(["A", "B"], False, bounds, None)
+    add = run.add
+    t0 = time.process_time()
+    for r in records:
+        add(r)
+    run.comparison_summary()  # the betting state catches up on the buffered values here
+    return (time.process_time() - t0) / len(records) * 1e6
 
 
 def print_power_table(runs: int = 300) -> None:
@@ -160,10 +190,13 @@ def print_power_table(runs: int = 300) -> None:
     print("\n| one path | bounds | anytime / fixed-n width at n = 100 | 300 | 1,000 |")
     print("|---|---|---|---|---|")
     for name, (draw, bounds) in WIDTH_SHAPES.items():
-        for b in (bounds, None):
+        for b in ((bounds, None) if bounds is not None else (None,)):
             w = width_ratios(draw, b)
             label = f"[{b[0]:g}, {b[1]:g}]" if b else "none"
             print(f"| {name} | {label} | {w[100]:.2f} | {w[300]:.2f} | {w[1000]:.2f} |")
+    print(f"\nRunStats.add (PathStats.add + Comparison.add, as the engine calls it), per episode: "
+          f"{hot_path_us(None):.2f} µs without bounds, {hot_path_us(PENDULUM):.2f} µs with the Pendulum bounds "
+          f"(target <= {GOAL_COST_US:g} µs)")
     rng = np.random.default_rng(2)
     n = 1_000_000
     capped = capped_returns(rng, n)

@@ -201,6 +201,9 @@ def summary_table(summary: dict[str, Any]) -> str:
         text += "\n" + void_line(comparison["void"])
     else:
         text += "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
+    from tui_eval.module_summary import module_lines
+
+    text += "".join("\n" + line for line in module_lines(summary))  # multi-agent runs: per module
     decided = decision_line(summary)  # --until-decided / --fail-if-worse
     return text if decided is None else text + "\n" + decided
 

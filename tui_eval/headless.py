@@ -8,9 +8,10 @@ import time
 from typing import TextIO
 
 from tui_eval.engine import Engine
-from tui_eval.events import BlockStarted, Event, PathFailed, PathNotice
+from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice
 from tui_eval.format import num
 from tui_eval.lifecycle import EngineState
+from tui_eval.module_summary import ModuleMeans
 from tui_eval.stall import EngineSilence
 from tui_eval.ui.snapshot import RunSnapshot, engine_snapshot
 from tui_eval.void import VOID
@@ -35,6 +36,7 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
     tty = err.isatty()
     last_draw = 0.0
     silence = EngineSilence(engine)
+    modules = ModuleMeans(list(engine.paths))  # multi-agent runs: each module's mean per path
     while engine.state != EngineState.DONE:
         try:
             event = events.get(timeout=0.2)
@@ -42,6 +44,8 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
             event = None
         if event is not None:
             silence.on_event(event)
+        if isinstance(event, EpisodeFinished):
+            modules.add(event.record)
         if isinstance(event, PathFailed):
             err.write(f"\npath {event.path} failed ({event.message}); "
                       + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
@@ -53,10 +57,11 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
         if now - last_draw >= (0.5 if tty else 5.0):
             last_draw = now
             quiet = "".join(f" | {line}" for line in silence.lines())
-            err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + quiet + ("" if tty else "\n"))
+            err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + modules.text() + quiet
+                      + ("" if tty else "\n"))
             err.flush()
     engine.wait()
-    err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + "\n")
+    err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + modules.text() + "\n")
 
 
 def report_given_up(failed: list[PathFailed], err: TextIO) -> bool:

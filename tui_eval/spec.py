@@ -7,6 +7,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui_eval import option as o
+from tui_eval.option import Option, Scope, Travel
+
 
 @dataclass(frozen=True, slots=True)
 class EpisodeRecord:
@@ -26,10 +29,19 @@ class EpisodeRecord:
     wall_s: float = 0.0
     block: int = 0  # index of the seed block the seed was drawn from (resample starts a new one)
     explore: bool | None = None
+    #: multi-agent episodes: (module id, the module's return, its agent steps) per module, by id; `ret` is then
+    #: the team return (all modules' together), or one module's under `--module`; `length` counts env steps
+    modules: tuple[tuple[str, float, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.invalid and self.success:
             object.__setattr__(self, "success", False)
+
+    def for_module(self, module_id: str) -> EpisodeRecord:
+        """This episode as one module saw it: the module's return in `ret` (0 for a module no agent
+        used), nothing per module."""
+        ret = next((r for m, r, _ in self.modules if m == module_id), 0.0)
+        return dataclasses.replace(self, ret=ret, modules=())
 
     def to_json(self) -> dict[str, Any]:
         """The record as in the `--json` summary's `episodes` list."""
@@ -44,6 +56,8 @@ class EpisodeRecord:
             "wall_s": self.wall_s,
             "block": self.block,
             "explore": self.explore,
+            **({"modules": {m: {"return": r if math.isfinite(r) else None, "agent_steps": n}
+                            for m, r, n in self.modules}} if self.modules else {}),
         }
 
 
@@ -128,7 +142,9 @@ class RunSpec:
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        data["seeds"] = None if self.seeds is None else [self.seeds.start, self.seeds.stop]
+        for option in RUN_OPTIONS:
+            if option.to_json is not None and data.get(option.dest) is not None:
+                data[option.dest] = option.to_json(getattr(self, option.dest))
         return data
 
     @classmethod
@@ -136,11 +152,114 @@ class RunSpec:
         """The spec `to_json` wrote (keys it does not know, from another version, are left out)."""
         known = {f.name for f in dataclasses.fields(cls)}
         spec = cls(**{k: v for k, v in data.items() if k in known})
-        if data.get("seeds"):
-            spec.seeds = SeedBlock(int(data["seeds"][0]), data["seeds"][1])
-        if data.get("return_bounds"):
-            spec.return_bounds = (float(data["return_bounds"][0]), float(data["return_bounds"][1]))
+        for option in RUN_OPTIONS:
+            if option.from_json is not None and data.get(option.dest):
+                setattr(spec, option.dest, option.from_json(data[option.dest]))
         return spec
+
+    def to_argv(self, *, recording: bool = False) -> list[str]:
+        """`CHECKPOINT --flag=value ...`: the command line whose parse gives this spec back (the fields at
+        their default left out). `recording`: only what `tui-eval record` takes and a clip of the run keeps."""
+        defaults = RunSpec(checkpoint=self.checkpoint)
+        argv = [self.checkpoint]
+        for option in RUN_OPTIONS:
+            if option.scope is not Scope.RUN or (recording and option.recorded is not Travel.KEEP):
+                continue
+            value = getattr(self, option.dest)
+            if value != getattr(defaults, option.dest):
+                argv += option.argv(value)
+        return argv
+
+
+def seeds_to_json(seeds: SeedBlock) -> list[int | None]:
+    return [seeds.start, seeds.stop]
+
+
+def seeds_from_json(value: list[int | None]) -> SeedBlock:
+    return SeedBlock(int(value[0]), value[1])  # type: ignore[arg-type]
+
+
+def seeds_text(seeds: SeedBlock) -> list[str]:
+    return [str(seeds)]
+
+
+_REFUSED, _RESET = Travel.REFUSE, Travel.RESET
+#: Every `tui-eval [run]` option, in the order of `--help`; the RunSpec fields first get their values here.
+RUN_OPTIONS: tuple[Option, ...] = (
+    Option("checkpoint", (), help="an RLlib checkpoint directory or Tune run, or an rsl_rl model_*.pt",
+           localize=o.absolute_file),
+    Option("kind", (), help="the checkpoint's kind, filled in when the run is planned"),
+    Option("headless", ("--headless",), "no UI: progress on stderr, summary table on stdout", "store_true",
+           scope=Scope.TERMINAL, recorded=_REFUSED),
+    Option("detach", ("--detach",), "start the run in the background and return; prints its name and log "
+           "(tui-eval attach NAME)", "store_true", scope=Scope.TERMINAL, recorded=_REFUSED),
+    Option("paths", ("--paths",), "inference paths to run, e.g. evaluate,connectors (default: the kind's two)",
+           parse=o.comma_list, render=o.comma_join),
+    Option("episodes", ("--episodes",), "episodes per path, then stop (headless default 100)", type=int,
+           parse=o.positive("--episodes must be positive, got {}"), recorded=_REFUSED),
+    Option("seeds", ("--seeds",), "held-out seed block START:STOP, the same seeds for every path",
+           parse=SeedBlock.parse, render=seeds_text, to_json=seeds_to_json, from_json=seeds_from_json,
+           recorded=_REFUSED),
+    Option("explore", ("--explore",), "per path; default: what the path's library does (repeatable)", "append",
+           metavar="PATH=on|off", parse=o.switches, render=o.switches_text),
+    Option("custom_paths", ("--path",), "a custom path: your own loop or policy (see README); NAME then usable "
+           "in --paths", "append", metavar="NAME=MODULE:FACTORY", localize=o.absolute_custom_paths),
+    Option("vs", ("--vs",), "the same path of a second checkpoint as path 'vs', on paired seeds",
+           metavar="OTHER_CKPT", localize=o.absolute_file),
+    Option("vs_env", ("--vs-env",), "sim-to-sim: the first path's policy also on this env (or simulator), same "
+           "seeds, as path '<path>@vs-env'", metavar="ENV"),
+    Option("vs_env_config", ("--vs-env-config",), "the second env's kwargs (with --vs-env, or alone: the same env "
+           "with other kwargs)", metavar="JSON", render=o.json_text,
+           parse=o.json_object("--vs-env-config", "'{\"max_episode_steps\": 100}'",
+                               "e.g. --vs-env-config '{\"max_episode_steps\": 100}'")),
+    Option("vs_vecenv", ("--vs-vecenv",), "rsl_rl: the second env as a VecEnv factory", metavar="MODULE:FUNCTION"),
+    Option("num_envs", ("--num-envs",), "envs stepped together per path (default: RLlib's evaluate its evaluation "
+           "config, else 8)", type=int, parse=o.positive("--num-envs must be positive, got {}"), recorded=_REFUSED),
+    Option("device", ("--device",), "cpu or cuda[:i] (where the policy runs)"),
+    Option("workers", ("--workers",), "run each path's episodes in N Ray actors (default 1: in this process, no "
+           "Ray); RLlib's evaluate path uses N evaluation env runners", type=int,
+           parse=o.positive("--workers must be 1 or more (1: in this process), got {}"), recorded=_RESET,
+           remote=_RESET),
+    Option("ray_address", ("--ray-address",), "with --workers: join this Ray cluster (default: start a local Ray "
+           "on loopback)", metavar="auto|HOST:PORT|ray://HOST:PORT", recorded=_RESET, remote=_RESET),
+    Option("imports", ("--import",), "import your code first (env registrations, classes the checkpoint refers "
+           "to); repeatable", "append", metavar="MODULE_OR_FILE", localize=o.absolute_files),
+    Option("env_id", ("--env",), "override the checkpoint's env: a ray.tune.register_env name or a Gymnasium id"),
+    Option("env_config", ("--env-config",), "override the env's kwargs, as JSON", render=o.json_text,
+           parse=o.json_object("--env-config", "'{\"k\": 1}'", "e.g. --env-config '{\"k\": 1}'")),
+    Option("module", ("--module",), "RLlib module id (multi-module checkpoints)"),
+    Option("generic_connectors", ("--generic-connectors",), "RLlib: run the connector pipelines step by step even "
+           "when they are the stock ones", "store_true"),
+    Option("success_key", ("--success-key",), "info key holding the success flag at an episode's end"),
+    Option("step_timeout", ("--step-timeout",), "a step slower than this (seconds) makes the episode invalid "
+           "(default 30)", type=float),
+    Option("return_bounds", ("--return-bounds",), "known bounds of an episode's return", metavar="LO:HI",
+           parse=o.bounds, render=o.bounds_text, from_json=o.float_pair),
+    Option("equivalence_margin", ("--equivalence-margin",), "δ for the 'equivalent' verdict (return units)",
+           type=float),
+    Option("log", ("--log",), "the run's SQLite log (default: a new file under ./tui-eval-runs/)", recorded=_REFUSED,
+           remote=_RESET),
+    Option("json", ("--json",), "write the summary here when the run ends", recorded=_REFUSED, remote=_RESET),
+    Option("fail_on_differ", ("--fail-on-differ",), "headless: exit 3 when the verdict is 'differ'", "store_true",
+           recorded=_REFUSED),
+    Option("until_decided", ("--until-decided",), "stop once the verdict is 'differ' or 'equivalent' (with "
+           "--fail-if-worse: once the gate answers); --episodes is the budget", "store_true", recorded=_REFUSED),
+    Option("fail_if_worse", ("--fail-if-worse",), "with --vs BASELINE: exit 0 once anytime-95%% not worse than the "
+           "baseline by more than D (return units), 3 once worse, 5 undecided at the budget", type=float,
+           metavar="D", recorded=_REFUSED),
+    Option("fail_if_worse_success", ("--fail-if-worse-success",), "the same gate on the success rate, P in "
+           "percentage points", type=float, metavar="P", recorded=_REFUSED),
+    Option("agent_cfg", ("--agent-cfg",), "rsl_rl: the runner config (yaml/json)", localize=o.absolute_file),
+    Option("activation", ("--activation",), "rsl_rl: activation when the config is inferred from the weights"),
+    Option("vecenv", ("--vecenv",), "rsl_rl: module:function returning an rsl_rl VecEnv"),
+    Option("frames", ("--frames",), "open the frame panel: the paths playing the same seed, rendered (key v in the "
+           "app)", "store_true", scope=Scope.TERMINAL, recorded=_REFUSED),
+    Option("frames_renderer", ("--frames-renderer",), "how frames are drawn (default: Kitty graphics or Sixel where "
+           "the terminal has them, else half-block cells)", metavar="halfblock|kitty|sixel|off",
+           scope=Scope.TERMINAL, recorded=_REFUSED),
+    Option("frames_fps", ("--frames-fps",), "frames shown per second at most (default 10)", type=float,
+           scope=Scope.TERMINAL, recorded=_REFUSED),
+)
 
 
 class BadInput(Exception):
@@ -148,3 +267,9 @@ class BadInput(Exception):
 
     The CLI prints it and exits 2, never with a traceback.
     """
+
+
+def run_option(dest: str) -> Option:
+    """The declaration of the run option that sets `dest`."""
+    return next(option for option in RUN_OPTIONS if option.dest == dest)
+

@@ -22,25 +22,34 @@ CREATE TABLE IF NOT EXISTS episodes (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     path TEXT NOT NULL, seed INTEGER NOT NULL, block INTEGER NOT NULL,
     ret REAL, length INTEGER NOT NULL, success INTEGER, invalid INTEGER NOT NULL,
-    reason TEXT, wall_s REAL NOT NULL, explore INTEGER, finished_at REAL NOT NULL
+    reason TEXT, wall_s REAL NOT NULL, explore INTEGER, finished_at REAL NOT NULL, modules TEXT
 );
 """
 
-_COLUMNS = "path, seed, block, ret, length, success, invalid, reason, wall_s, explore"
+_COLUMNS = "path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules"
 
 
 def _to_row(rec: EpisodeRecord) -> tuple:
     return (rec.path, rec.seed, rec.block, rec.ret, rec.length,
             None if rec.success is None else int(rec.success), int(rec.invalid), rec.reason,
-            rec.wall_s, None if rec.explore is None else int(rec.explore))
+            rec.wall_s, None if rec.explore is None else int(rec.explore),
+            json.dumps([list(m) for m in rec.modules]) if rec.modules else None)
 
 
 def _from_row(row: tuple) -> EpisodeRecord:
-    path, seed, block, ret, length, success, invalid, reason, wall_s, explore = row
+    path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules = row
     return EpisodeRecord(path=path, seed=seed, ret=float("nan") if ret is None else ret, length=length,
                          success=None if success is None else bool(success), invalid=bool(invalid),
                          reason=reason, wall_s=wall_s, block=block,
-                         explore=None if explore is None else bool(explore))
+                         explore=None if explore is None else bool(explore),
+                         modules=tuple((m, float(r), int(n)) for m, r, n in json.loads(modules)) if modules else ())
+
+
+def _add_modules_column(db: sqlite3.Connection) -> None:
+    """Logs written before episodes carried per-module returns have no `modules` column: add it (empty)."""
+    names = {row[1] for row in db.execute("PRAGMA table_info(episodes)")}
+    if "modules" not in names:
+        db.execute("ALTER TABLE episodes ADD COLUMN modules TEXT")
 
 
 def _plain(value: Any) -> Any:
@@ -68,6 +77,10 @@ class RunLog:
             # NORMAL in WAL mode: a commit survives a killed process (not a power cut), and is cheap.
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            _add_modules_column(self._db)
+        self._columns = _COLUMNS
+        if readonly and "modules" not in {row[1] for row in self._db.execute("PRAGMA table_info(episodes)")}:
+            self._columns = _COLUMNS.replace(", modules", ", NULL")  # an older log, read as it is
         self._lock = threading.Lock()
 
     # -- writing
@@ -81,7 +94,7 @@ class RunLog:
     def append(self, rec: EpisodeRecord) -> None:
         with self._lock:
             self._db.execute(
-                f"INSERT INTO episodes ({_COLUMNS}, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO episodes ({_COLUMNS}, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (*_to_row(rec), time.time()),
             )
 
@@ -98,14 +111,14 @@ class RunLog:
         """Records after `after_id` in log order, with their ids; at most `limit` (a reader's chunk) when given."""
         with self._lock:
             rows = self._db.execute(
-                f"SELECT id, {_COLUMNS} FROM episodes WHERE id > ? ORDER BY id LIMIT ?",
+                f"SELECT id, {self._columns} FROM episodes WHERE id > ? ORDER BY id LIMIT ?",
                 (after_id, -1 if limit is None else int(limit)),
             ).fetchall()
         return iter([(row[0], _from_row(row[1:])) for row in rows])
 
     def records_for_seed(self, seed: int, block: int | None = None) -> list[EpisodeRecord]:
         """Every path's records of one seed (of one block when given), in log order."""
-        query, args = f"SELECT {_COLUMNS} FROM episodes WHERE seed = ?", [seed]
+        query, args = f"SELECT {self._columns} FROM episodes WHERE seed = ?", [seed]
         if block is not None:
             query, args = query + " AND block = ?", [seed, block]
         with self._lock:

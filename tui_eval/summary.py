@@ -7,6 +7,7 @@ from typing import Any
 
 from tui_eval.decide import decision_summary
 from tui_eval.format import comparison_reason
+from tui_eval.module_summary import modules_summary
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, RunStats
 from tui_eval.void import void_reason, voided
@@ -88,6 +89,7 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
         "env": meta.get("env"),
         "seeds": meta.get("seeds"), "versions": meta.get("versions"), "paths": paths,
         "comparison": compared, "episodes": [r.to_json() for r in records],
+        **modules_summary(meta, records, void),  # multi-agent runs: per module, and the team
     }
     decision = decision_summary(meta, compared)  # --until-decided / --fail-if-worse
     if decision is not None:

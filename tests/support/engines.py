@@ -7,6 +7,9 @@ from pathlib import Path
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.session import plan_run, start_engine
 
+#: where the evaluate path's default explore setting comes from, as a plan says it
+EVALUATE_DEFAULT = "library default: RLlib's evaluation config (evaluation_config.explore)"
+
 
 def plan_for(checkpoint: Path, *args: str, log: Path):
     spec = spec_from_args(build_parser().parse_args([str(checkpoint), "--headless", "--log", str(log), *args]))

@@ -38,10 +38,10 @@ def _user(folder: Path):
 
 
 def _zoo(folder: Path):
-    from tests.support.zoo_checkpoints import ALGORITHMS, EXTRA  # imports ray: only when it runs
+    from tests.support.zoo_checkpoints import ALGORITHMS, EXTRA, OFFLINE  # imports ray: only when it runs
 
-    return [sys.executable, "-m", "tests.support.zoo_checkpoints", str(folder), *ALGORITHMS, *EXTRA], ROOT, \
-        dict(os.environ)
+    return [sys.executable, "-m", "tests.support.zoo_checkpoints", str(folder), *ALGORITHMS, *EXTRA, *OFFLINE], \
+        ROOT, dict(os.environ)
 
 
 def _connectors(folder: Path):
@@ -59,6 +59,6 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (MYPY, ("tests/health/test_code_health.py::test_mypy_is_clean",)),
     (DOCTOR, ("tests/integration/doctor/test_doctor.py",)),
     (USER, ("tests/integration/rllib/test_user_checkpoints.py",)),
-    (ZOO, ("tests/integration/rllib/test_zoo.py",)),
+    (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent.py")),
     (CONNECTORS, ("tests/integration/rllib/test_rllib_connector_matrix.py",)),
 ]

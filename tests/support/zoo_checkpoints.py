@@ -62,16 +62,14 @@ def sac():
         train_batch_size_per_learner=32, num_steps_sampled_before_learning_starts=32, replay_buffer_config=REPLAY)
 
 
-def to_module(agent_id, episode, **kwargs):
-    return f"p{agent_id}"
-
-
 def multi_agent():
-    """RLlib's MultiAgentCartPole: two agents, each with its own module (a policy_mapping_fn)."""
-    from ray.rllib.examples.envs.classes.multi_agent import MultiAgentCartPole
+    """RLlib's MultiAgentCartPole: three agents, two modules, the user's lambda as policy_mapping_fn
+    (tests/support/user_project/my_marl_project.py)."""
+    sys.path.insert(0, str(Path(__file__).parent / "user_project"))
+    import my_marl_project as user
 
-    return (ppo().environment(MultiAgentCartPole, env_config={"num_agents": 2})
-            .multi_agent(policies={"p0", "p1"}, policy_mapping_fn=to_module))
+    return (ppo().environment(user.ENV, env_config=user.ENV_CONFIG)
+            .multi_agent(policies=user.POLICIES, policy_mapping_fn=user.policy_mapping_fn))
 
 
 def own_evaluation(algorithm, eval_workers):
@@ -92,57 +90,77 @@ def custom_env_runner():
     return ppo().env_runners(env_runner_cls=OwnEnvRunner)
 
 
-def _random_cartpole_rows(out: Path, episodes: int = 20) -> Path:
-    """Transitions of a random CartPole policy in RLlib's columnar offline format (one parquet file).
+def _random_rows(out: Path, env_id: str, episodes: int = 10) -> Path:
+    """Transitions of a random policy in RLlib's columnar offline format (one parquet file).
     (RLlib's own offline output needs msgpack_numpy, which ray[rllib] does not install.)"""
     import gymnasium as gym
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    env, rng = gym.make("CartPole-v1"), np.random.default_rng(0)
+    env = gym.make(env_id, max_episode_steps=50)
+    env.action_space.seed(0)
     rows: dict[str, list] = {k: [] for k in ("obs", "new_obs", "actions", "rewards", "terminateds", "truncateds",
                                              "eps_id")}
     for episode in range(episodes):
         obs, _ = env.reset(seed=episode)
         done = False
         while not done:
-            action = int(rng.integers(2))
+            action = env.action_space.sample()
             new_obs, reward, terminated, truncated, _ = env.step(action)
             done = terminated or truncated
-            for key, value in zip(rows, (obs.tolist(), new_obs.tolist(), action, float(reward), terminated,
-                                         truncated, episode)):
+            for key, value in zip(rows, (obs.tolist(), new_obs.tolist(), np.asarray(action).tolist(), float(reward),
+                                         terminated, truncated, episode)):
                 rows[key].append(value)
             obs = new_obs
-    folder = out / "bc_rows"
+    folder = out / f"rows_{env_id}"
     folder.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.table(rows), folder / "part.parquet")
     return folder
 
 
-def bc(out: Path):
-    """Offline BC on recorded CartPole rows, with an evaluation env (Ray Data: slow to start, ~20 s)."""
-    from ray.rllib.algorithms.bc import BCConfig
-
-    return (_common(BCConfig(), "CartPole-v1")
-            .offline_data(input_=[str(_random_cartpole_rows(out))], dataset_num_iters_per_learner=1,
+def _offline(config, env: str, out: Path):
+    """An offline algorithm on recorded random rows, with an evaluation env (so that the checkpoint keeps its
+    evaluation EnvRunner). Built and saved without a training step: Ray Data takes tens of seconds to run one,
+    and what the paths replicate (module, pipelines, evaluation settings) does not depend on the weights."""
+    return (_common(config, env)
+            .offline_data(input_=[str(_random_rows(out, env))], dataset_num_iters_per_learner=1,
                           map_batches_kwargs={"concurrency": 1, "num_cpus": 1},
                           iter_batches_kwargs={"prefetch_batches": 1})
-            .training(train_batch_size_per_learner=64)
-            .reporting(min_time_s_per_iteration=0, min_sample_timesteps_per_iteration=0)  # it samples no env steps
             .evaluation(evaluation_interval=1, evaluation_num_env_runners=0, evaluation_duration=2))
+
+
+def bc(out: Path):
+    from ray.rllib.algorithms.bc import BCConfig
+
+    return _offline(BCConfig(), "CartPole-v1", out)
+
+
+def marwil(out: Path):
+    from ray.rllib.algorithms.marwil import MARWILConfig
+
+    return _offline(MARWILConfig(), "CartPole-v1", out)
+
+
+def cql(out: Path):
+    from ray.rllib.algorithms.cql import CQLConfig
+
+    config = CQLConfig().training(lr=None, actor_lr=1e-3, critic_lr=1e-3, alpha_lr=1e-3,
+                                  train_batch_size_per_learner=64)
+    return _offline(config, "Pendulum-v1", out)
 
 
 ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
 #: checkpoints with a feature a path cannot replicate (refused up front)
 EXTRA = {"multi_agent": multi_agent, "custom_evaluation": custom_evaluation, "custom_env_runner": custom_env_runner}
-#: trained only when named (slow); its recipe takes the output folder
-OFFLINE = {"bc": bc}
+#: offline algorithms, built and saved untrained; each recipe takes the output folder
+OFFLINE = {"bc": bc, "marwil": marwil, "cql": cql}
 
 
-def save(config, out: Path) -> None:
+def save(config, out: Path, train: bool = True) -> None:
     algo = config.build_algo()
-    algo.train()
+    if train:
+        algo.train()
     algo.save(str(out.resolve()))
     algo.stop()
 
@@ -151,8 +169,8 @@ def main(out: Path, names: list[str]) -> None:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     for name in names or list(ALGORITHMS):
         config = OFFLINE[name](out) if name in OFFLINE else {**ALGORITHMS, **EXTRA}[name]()
-        save(config, out / name)
-        print("trained", name, flush=True)
+        save(config, out / name, train=name not in OFFLINE)
+        print("saved" if name in OFFLINE else "trained", name, flush=True)
     ray.shutdown()
 
 

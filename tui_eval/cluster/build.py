@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from pathlib import Path
 
 from tui_eval.cluster.connect import actor_resources
 from tui_eval.cluster.remote_path import RemotePath
+from tui_eval.option import Scope, Travel
 from tui_eval.paths.ray_names import actor_name
-from tui_eval.spec import RunSpec
+from tui_eval.spec import RUN_OPTIONS, RunSpec
 
 #: offer, poll, hold and the episode loop's own thread must run side by side in the actor
 ACTOR_THREADS = 6
@@ -36,18 +36,15 @@ def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int) -> R
 
 
 def portable_spec(spec: RunSpec) -> RunSpec:
-    """The spec an actor builds its path from: files named by absolute path, nothing written, no Ray."""
-
-    def absolute(item: str | None) -> str | None:
-        return str(Path(item).expanduser().absolute()) if item and Path(item).expanduser().exists() else item
-
-    def custom(item: str) -> str:  # NAME=MODULE:FACTORY, MODULE maybe a .py file
-        name, _, target = item.partition("=")
-        module, _, factory = target.rpartition(":")
-        return f"{name}={absolute(module)}:{factory}" if module.endswith(".py") else item
-
-    return dataclasses.replace(
-        spec, checkpoint=absolute(spec.checkpoint) or spec.checkpoint, vs=absolute(spec.vs),
-        agent_cfg=absolute(spec.agent_cfg), imports=[absolute(i) or i for i in spec.imports],
-        custom_paths=[custom(i) for i in spec.custom_paths],
-        log=None, json=None, workers=1, ray_address=None)
+    """The spec an actor builds its path from, as the options declare (`remote`, `localize`): files named by
+    absolute path, nothing written, no Ray of its own."""
+    defaults = RunSpec(checkpoint=spec.checkpoint)
+    changes = {}
+    for option in RUN_OPTIONS:
+        if option.scope is not Scope.RUN:
+            continue
+        if option.remote is Travel.RESET:
+            changes[option.dest] = getattr(defaults, option.dest)
+        elif option.localize is not None:
+            changes[option.dest] = option.localize(getattr(spec, option.dest)) or getattr(spec, option.dest)
+    return dataclasses.replace(spec, **changes)

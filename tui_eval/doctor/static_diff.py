@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from tui_eval.doctor.env_facts import physics_facts
+from tui_eval.integrations.rllib.doctor import connector_states
 
 #: facts compared across paths, in the order they are shown
 FACT_ORDER = ("explore", "action distribution", "normalize_actions", "clip_actions", "env id", "env_config",
@@ -140,54 +141,6 @@ def _normalize_clip(pipeline) -> tuple[Any, Any]:
         if type(c).__name__ == "NormalizeAndClipActions":
             return bool(c.normalize_actions), bool(c.clip_actions)
     return (None, None) if pipeline is None else (False, False)
-
-
-def connector_states(pipeline) -> dict[str, Any] | None:
-    """{piece name: summary of its state} for every stateful piece (a non-empty get_state())."""
-    if pipeline is None:
-        return None
-    states = {}
-    for i, c in enumerate(getattr(pipeline, "connectors", [])):
-        try:
-            state = c.get_state()
-        except Exception:
-            continue
-        if state:
-            states[f"{i}:{type(c).__name__}"] = summarise_state(state)
-    return states
-
-
-def summarise_state(state: Any) -> dict[str, Any]:
-    """Counts and means of running statistics (MeanStdFilter), else every number found, flattened."""
-    from ray.rllib.utils.filter import _deserialize_ndarray
-
-    out: dict[str, Any] = {}
-
-    def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, dict):
-            if "num_pushes" in value and "mean_array" in value:
-                mean = _deserialize_ndarray(value["mean_array"])
-                ssd = _deserialize_ndarray(value["sum_sq_diff_array"])
-                n = int(value["num_pushes"])
-                std = np.sqrt(ssd / (n - 1)) if n > 1 else np.zeros_like(mean)
-                out[f"{prefix}count"] = n
-                out[f"{prefix}mean"] = np.round(np.asarray(mean, dtype=float), 4).tolist()
-                out[f"{prefix}std"] = np.round(np.asarray(std, dtype=float), 4).tolist()
-                return
-            for k, v in value.items():
-                walk(f"{prefix}{k}.", v)
-        elif isinstance(value, (list, tuple)):
-            for i, v in enumerate(value):
-                walk(f"{prefix}{i}.", v)
-        elif isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-            out[prefix.rstrip(".")] = float(value)
-        elif isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
-            out[prefix.rstrip(".")] = np.round(value.astype(float), 4).tolist()
-
-    walk("", state)
-    if any(k.endswith("count") for k in out):  # running statistics: their numbers are what matters
-        out = {k: v for k, v in out.items() if k.rsplit(".", 1)[-1] in ("count", "mean", "std")}
-    return {k.replace("None.", "").replace("running_stats.", "stats "): v for k, v in out.items()}
 
 
 def weight_diff(module, reference_sd: dict[str, Any] | None) -> dict[str, float] | None:

@@ -21,20 +21,6 @@ from tui_eval.spec import BadInput, RunSpec
 SUFFIX = "@vs-env"
 
 
-def parse_env_config(text: str | None) -> dict[str, Any]:
-    """The `--vs-env-config` JSON object ({} when not given)."""
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"--vs-env-config is not valid JSON ({exc.msg}); e.g. --vs-env-config "
-                       "'{\"max_episode_steps\": 100}'") from None
-    if not isinstance(value, dict):
-        raise BadInput("--vs-env-config must be a JSON object, e.g. '{\"max_episode_steps\": 100}'")
-    return value
-
-
 def env_label(spec: RunSpec) -> str:
     parts = [spec.vs_env or "the same env"]
     if spec.vs_env_config:

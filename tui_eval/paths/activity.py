@@ -22,12 +22,17 @@ def guarded_envs(env: Any) -> list[GuardedEnv]:
     found = []
     for sub in subs or []:
         for _ in range(_DEPTH):
-            if sub is None or isinstance(sub, GuardedEnv):
+            if sub is None or _guarded(sub):
                 break
             sub = getattr(sub, "env", None)
-        if isinstance(sub, GuardedEnv):
+        if sub is not None and _guarded(sub):
             found.append(sub)
     return found
+
+
+def _guarded(env: Any) -> bool:
+    """A GuardedEnv, or a guard of the same shape (idle, seed, episode_steps): the multi-agent one."""
+    return isinstance(env, GuardedEnv) or getattr(env, "is_seed_guard", False)
 
 
 def envs_activity(env: Any) -> str | None:

@@ -17,14 +17,13 @@ from . import ownership
 STARTUP_S = 20.0  # how long to wait for the background run to take its log
 
 
-def start_detached(argv: list[str], spec: RunSpec) -> int:
+def start_detached(spec: RunSpec) -> int:
+    """Start `spec` headless in the background: its options (RunSpec.to_argv), not this terminal's ones."""
     check_outputs(spec)  # settles spec.log (absolute) and spec.json; bad locations exit 2 here
     log = Path(spec.log or "")
     ownership.claim(log).release()  # in use or already holding a run: say so now, not in the background
     ownership.lock_path(log).unlink(missing_ok=True)
-    child_args = [a for a in argv if a != "--detach"] + ["--headless", "--log", str(log)]
-    if spec.json:
-        child_args += ["--json", spec.json]
+    child_args = [*spec.to_argv(), "--headless"]  # spec.log and spec.json are absolute now
     out = output_path(log)
     with open(out, "ab") as sink, open(os.devnull, "rb") as nothing:
         child = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", *child_args], stdin=nothing, stdout=sink,

@@ -12,7 +12,7 @@ import numpy as np
 
 from .betting import BettingState
 from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, betting_and_asymptotic_cs
-from .guards import anytime_share_upper, guarded_asymptotic_cs
+from .guards import KISH_PSEUDO_BOUNDED, anytime_share_upper, guarded_asymptotic_cs
 
 __all__ = ["capped_returns", "CASES", "shown_cs", "ever_miss", "combined_ever_miss", "peeking_row", "ab_verdicts",
            "equivalence_shown", "exact_equivalent_shown"]
@@ -64,7 +64,7 @@ def combined_ever_miss(x: np.ndarray, lo: float, hi: float, mu: float, alpha: fl
     bet.extend((x - lo) / span)
     blo, bhi = bet.interval()
     bet_miss = (lo + span * blo > mu) | (lo + span * bhi < mu)
-    alo, ahi = guarded_asymptotic_cs(x, ASYMPTOTIC_SHARE * alpha, burn_in=ASYMPTOTIC_JOINS_AT)
+    alo, ahi = guarded_asymptotic_cs(x, ASYMPTOTIC_SHARE * alpha, burn_in=ASYMPTOTIC_JOINS_AT, kish=KISH_PSEUDO_BOUNDED)
     asym_miss = ((alo > mu) | (ahi < mu)).any(axis=-1)
     return float((bet_miss | asym_miss).mean())
 

@@ -18,7 +18,7 @@ from tui_eval.spec import EpisodeRecord
 
 from .betting import BettingState
 from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, intersect
-from .guards import guarded_asymptotic_cs_from_moments
+from .guards import KISH_PSEUDO_BOUNDED, guarded_asymptotic_cs_from_moments
 from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
 from .sequences import PrPlEB, beta_mixture_cs_scalar, normal_mixture_cs_from_mean
 
@@ -140,6 +140,7 @@ class PathStats:
         self.n = 0
         self._mean = 0.0
         self._m2 = 0.0
+        self._pow, self._pow_n = np.zeros(4), 0  # power sums 1-4 of (value - first value) over _pow_n values
         self._min = math.inf
         self._max = -math.inf
         self._len_sum = 0
@@ -199,6 +200,23 @@ class PathStats:
                 self._bet_catch_up()
 
     @property
+    def m4(self) -> float:
+        """Sum of the fourth-power deviations of the valid returns from their mean, from power sums of
+        the returns less the first (caught up from the buffer, vectorised: nothing on the hot path)."""
+        n = self.n
+        if self._pow_n < n:
+            y = self._buf[self._pow_n : n] - self._buf[0]
+            y2 = y * y
+            self._pow += (y.sum(), y2.sum(), (y2 * y).sum(), (y2 * y2).sum())
+            self._pow_n = n
+        if n == 0:
+            return 0.0
+        s1, s2, s3, s4 = self._pow.tolist()
+        m = s1 / n
+        mm = m * m
+        return max(s4 - 4.0 * m * s3 + 6.0 * mm * s2 - 3.0 * n * mm * mm, 0.0)
+
+    @property
     def return_bounds_ok(self) -> bool:
         """No valid return fell outside the given bounds (False when none were given)."""
         return self._bounds_ok
@@ -226,7 +244,8 @@ class PathStats:
         betting = (lo + span * float(blo[0]), lo + span * float(bhi[0]))
         asym = guarded_asymptotic_cs_from_moments(self.n, self._mean, self._m2, self._min, self._max,
                                                   ASYMPTOTIC_SHARE * self.alpha, self.target_n,
-                                                  max(self.burn_in, ASYMPTOTIC_JOINS_AT))
+                                                  max(self.burn_in, ASYMPTOTIC_JOINS_AT), self.m4,
+                                                  kish=KISH_PSEUDO_BOUNDED)
         return intersect(betting, asym), BETTING_CS.format(lo=lo, hi=hi, bet=1 - ASYMPTOTIC_SHARE,
                                                            asym=ASYMPTOTIC_SHARE)
 
@@ -278,7 +297,7 @@ class PathStats:
             method += f"; from {self.burn_in} valid returns"
         return (
             guarded_asymptotic_cs_from_moments(
-                n, self._mean, self._m2, self._min, self._max, a, self.target_n, self.burn_in
+                n, self._mean, self._m2, self._min, self._max, a, self.target_n, self.burn_in, self.m4
             ),
             method,
         )

@@ -6,37 +6,20 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tui_eval.spec import RunSpec
+
 
 def record_argv(spec: dict[str, Any], seed: int, paths: list[str], explore: dict[str, Any], out: Path) -> list[str]:
-    """`tui-eval record` for the run described by `spec` (RunSpec.to_json()), on one seed."""
-    argv = [sys.executable, "-m", "tui_eval.cli", "record", str(spec["checkpoint"]), "--seed", str(seed),
-            "--out", str(out), "--paths", ",".join(paths), "--device", str(spec.get("device") or "cpu")]
-    for item in spec.get("imports") or []:
-        argv += ["--import", str(item)]
-    for item in spec.get("custom_paths") or []:
-        argv += ["--path", str(item)]
-    for option, key in (("--env", "env_id"), ("--module", "module"), ("--success-key", "success_key"),
-                        ("--vs", "vs"), ("--agent-cfg", "agent_cfg"), ("--activation", "activation"),
-                        ("--vecenv", "vecenv"), ("--vs-env", "vs_env"), ("--vs-vecenv", "vs_vecenv")):
-        if spec.get(key):
-            argv += [option, str(spec[key])]
-    if spec.get("env_config"):
-        import json
-
-        argv += ["--env-config", json.dumps(spec["env_config"])]
-    if spec.get("vs_env_config"):
-        import json
-
-        argv += ["--vs-env-config", json.dumps(spec["vs_env_config"])]
-    if spec.get("generic_connectors"):
-        argv.append("--generic-connectors")
-    for name in paths:
-        if explore.get(name) is not None:
-            argv += ["--explore", f"{name}={'on' if explore[name] else 'off'}"]
-    return argv
+    """`tui-eval record` for the run described by `spec` (RunSpec.to_json()), on one seed: the run's options
+    that a clip keeps (their declarations: `tui_eval.spec.RUN_OPTIONS`), these paths and explore settings."""
+    run = replace(RunSpec.from_json(spec), paths=list(paths),
+                  explore={name: bool(explore[name]) for name in paths if explore.get(name) is not None})
+    return [sys.executable, "-m", "tui_eval.cli", "record", *run.to_argv(recording=True), "--seed", str(seed),
+            "--out", str(out)]
 
 
 def run_recording(argv: list[str], out: Path, done: Callable[[str], object]) -> None:

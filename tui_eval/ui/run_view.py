@@ -34,6 +34,7 @@ from .widgets import (
     VerdictBar,
 )
 from .widgets.comparison_table import TableData
+from .widgets.modules_panel import ModulesPanel
 from .widgets.run_header import HeaderInfo
 from .widgets.verdict import void_text
 
@@ -94,6 +95,7 @@ class RunView(Screen):
             with Panel(id="compare", classes="panel"):
                 yield ComparisonTable(TableData(paths=self.paths, target=self.host.target), id="table")
                 yield VerdictBar(id="verdict")
+                yield ModulesPanel(self.paths, id="modules")  # multi-agent runs only
             with Panel(id="charts", classes="panel"):
                 # histograms first: they are what 80x24 drops, and the sparklines sit above the log
                 yield Histograms(self.paths, id="histograms")
@@ -137,6 +139,7 @@ class RunView(Screen):
                 self.silence.record(rec)
         self.query_one(EpisodeLog).add(records)
         self.query_one(Sparklines).add(records, redraw=False)  # redrawn with the statistics
+        self.query_one(ModulesPanel).add(records)
         self.stats_dirty = True
         detail = self.query_one(SeedDetail)
         seed, block = detail.seed, detail.block
@@ -157,6 +160,9 @@ class RunView(Screen):
             self.query_one(VerdictBar).show_message(void_text(void))
         elif self.host.load_error is None:
             self.query_one(VerdictBar).show(snapshot.comparison, self.paths[0] if len(self.paths) == 1 else None)
+        modules, source = self.query_one(ModulesPanel), self.host.source
+        if modules.records and source is not None:
+            modules.show(source.meta(), void)
         hist = self.query_one(Histograms)
         if hist.display and snapshot.returns is not None:
             hist.show(dict(snapshot.returns))

@@ -6,26 +6,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from tests.support.bad_input import assert_one_line_error, in_process
-from tests.support.engines import by_seed, plan_for, run_to_end
-from tests.support.jobs import ZOO
-from tests.support.zoo_checkpoints import ALGORITHMS
+from tests.support.engines import EVALUATE_DEFAULT, by_seed, plan_for, run_to_end
+from tests.support.zoo_checkpoints import ALGORITHMS, OFFLINE
 from tui_eval.format import summary_table
 from tui_eval.store import RunLog
-
-EVALUATE_DEFAULT = "library default: RLlib's evaluation config (evaluation_config.explore)"
-
-
-@pytest.fixture(scope="session")
-def zoo(prefetcher, tmp_path_factory) -> Path:
-    """Every zoo checkpoint, trained once per session in one subprocess (one ray.init), in the background."""
-    proc, out = prefetcher.wait(ZOO, tmp_path_factory.mktemp("zoo"))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
 
 
 @pytest.mark.parametrize("algorithm", list(ALGORITHMS))
@@ -54,9 +42,6 @@ def test_explore_on_both_paths_run_and_show_where_explore_comes_from(zoo, algori
 
 
 @pytest.mark.parametrize("name, extra, needles", [
-    ("multi_agent", [], ["multi-agent checkpoints are not supported yet", "modules p0, p1",
-                         "policy_mapping_fn to_module", "is a MultiAgentEnv"]),
-    ("multi_agent", ["--module", "p0"], ["multi-agent checkpoints are not supported yet"]),
     ("custom_evaluation", [], ["custom_evaluation_function (own_evaluation)", "path evaluate",
                                "run --paths connectors"]),
     ("custom_env_runner", [], ["env_runner_cls=OwnEnvRunner", "path connectors", "run --paths evaluate"]),
@@ -69,13 +54,25 @@ def test_a_feature_a_path_cannot_replicate_is_refused_before_any_episode(zoo, na
         assert RunLog(log, readonly=True).records() == []
 
 
-def test_a_checkpoint_saved_without_env_runners_is_refused(zoo, tmp_path, run_dir, capsys):
-    # what an offline algorithm (BC: `python zoo_checkpoints.py OUT bc`) saves: no env_runner/ folder
+@pytest.mark.parametrize("algorithm", list(OFFLINE))
+def test_offline_algorithms_run_both_paths_identically_from_their_evaluation_runner(zoo, algorithm, tmp_path):
+    # BC and MARWIL keep no env_runner/, only eval_env_runner/ (their evaluation config's runner); CQL keeps both
+    assert (zoo / algorithm / "eval_env_runner").is_dir()
+    assert (zoo / algorithm / "env_runner").exists() == (algorithm == "cql")
+    _, records = run_to_end(zoo / algorithm, "--episodes", "3", "--num-envs", "2", "--explore", "evaluate=off",
+                            log=tmp_path / "run.sqlite")
+    evaluate, connectors = by_seed(records, "evaluate"), by_seed(records, "connectors")
+    assert len(evaluate) == 3 and evaluate == connectors, (evaluate, connectors)
+
+
+def test_a_checkpoint_saved_without_any_env_runner_is_refused(zoo, tmp_path, run_dir, capsys):
+    # an offline algorithm trained without an evaluation config saves neither runner
     offline = tmp_path / "offline"
-    shutil.copytree(zoo / "ppo", offline)
-    shutil.rmtree(offline / "env_runner")
+    shutil.copytree(zoo / "bc", offline)
+    shutil.rmtree(offline / "eval_env_runner")
     result = in_process(capsys, offline, "--headless", "--episodes", "2")
-    assert_one_line_error(result, "PPO checkpoint has no env_runner/ folder", "BC, MARWIL, CQL", "not supported yet")
+    assert_one_line_error(result, "BC checkpoint has neither env_runner/ nor eval_env_runner/",
+                          "evaluation_interval=1")
 
 
 def test_the_path_the_refusal_names_runs(zoo, tmp_path):

@@ -10,8 +10,14 @@ from typing import Any
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
-from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS, MODULES_DIR
-from tui_eval.integrations.rllib.refusals import refuse_for_paths, refuse_multi_agent, refuse_without_env_runner
+from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
+from tui_eval.integrations.rllib.refusals import (
+    is_multi_agent,
+    refuse_for_multi_agent,
+    refuse_for_paths,
+    refuse_multi_agent_env,
+    refuse_without_env_runners,
+)
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 from tui_eval.user_code import load_pickle
@@ -91,8 +97,10 @@ class RllibKind(CheckpointKind):
                            "(RLModule + connectors): retrain or re-save with the new API stack enabled")
         self.module_ids = self._module_ids()
         self.config, self.eval_config = self._configs()
-        refuse_multi_agent(self.config, self.module_ids, self.config.env)
-        refuse_without_env_runner(self.checkpoint, self.algorithm)
+        self.multi_agent = is_multi_agent(self.config, self.config.env)
+        if self.multi_agent:
+            refuse_for_multi_agent(spec)
+        refuse_without_env_runners(self.checkpoint, self.algorithm)
         self.module_id = self._pick_module()
         self.env = self._recipe(self.config)  # what the user's own loop runs: the main config's env
         self.eval_env = self._recipe(self.eval_config)  # what Algorithm.evaluate() runs
@@ -136,7 +144,7 @@ class RllibKind(CheckpointKind):
     def _check_observation_spaces(self) -> None:
         """A policy trained on other observations fails on every step: say so now, not as a failed path."""
         trained = self._trained_observation_space()
-        if trained is None:
+        if trained is None or self.multi_agent:  # a multi-agent pipeline saw every agent's spaces
             return
         for label, recipe in (("connectors", self.env), ("evaluate", self.eval_env)):
             try:
@@ -145,7 +153,7 @@ class RllibKind(CheckpointKind):
                 raise BadInput(f"could not create env {recipe.name!r} ({first_line(exc)}); check --env, "
                                "--env-config and the code that registers the env (--import)") from None
             try:
-                refuse_multi_agent(self.config, self.module_ids, env)
+                refuse_multi_agent_env(self.config, env)
                 given = env.observation_space
             finally:
                 env.close()
@@ -156,7 +164,7 @@ class RllibKind(CheckpointKind):
 
     def _trained_observation_space(self):
         """The env observation space the connector pipeline saw in training (saved with it), if readable."""
-        file = self.checkpoint / CONNECTOR_DIRS["env_to_module"] / "class_and_ctor_args.pkl"
+        file = connector_dir(self.checkpoint, "env_to_module") / "class_and_ctor_args.pkl"
         if not file.is_file():
             return None
         try:
@@ -173,11 +181,15 @@ class RllibKind(CheckpointKind):
         return ids
 
     def _pick_module(self) -> str:
+        """The module a single-agent path runs; for a multi-agent checkpoint (every module runs) the one
+        `--module` narrows the view to, or "" for the team."""
         if self.spec.module is not None:
             if self.spec.module not in self.module_ids:
                 raise BadInput(f"--module {self.spec.module!r} is not in the checkpoint; its modules are: "
                                f"{', '.join(self.module_ids)}")
             return self.spec.module
+        if self.multi_agent:
+            return ""
         if len(self.module_ids) > 1:
             raise BadInput(f"the checkpoint has several modules ({', '.join(self.module_ids)}); "
                            "pick one with --module ID")
@@ -201,7 +213,7 @@ class RllibKind(CheckpointKind):
         facts = {
             "algorithm": self.algorithm,
             "env": _env_line(self.env),
-            "module": self.module_id + (f" (of {', '.join(self.module_ids)})" if len(self.module_ids) > 1 else ""),
+            "module": self._module_line(),
             "explore": f"training {cfg.explore}, evaluation {self.eval_config.explore}",
             "normalize_actions": str(cfg.normalize_actions),
             "clip_actions": str(cfg.clip_actions),
@@ -219,6 +231,15 @@ class RllibKind(CheckpointKind):
         if "ASYNC" in str(self.eval_config.gym_env_vectorize_mode).upper():
             facts["vectorize mode"] = "ASYNC in the config; evaluate steps its envs in SYNC mode (seeds in-process)"
         return facts
+
+    def _module_line(self) -> str:
+        if not self.multi_agent:
+            return self.module_id + (f" (of {', '.join(self.module_ids)})" if len(self.module_ids) > 1 else "")
+        mapping = getattr(self.config.policy_mapping_fn, "__name__", "set")
+        view = (f"module {self.module_id} (--module)" if self.module_id
+                else "the team (all modules; --module ID for one)")
+        return (f"multi-agent: all of {', '.join(self.module_ids)} (policy_mapping_fn {mapping}); "
+                f"returns shown: {view}")
 
     def default_return_bounds(self) -> tuple[float, float, str] | None:
         """Bounds known for both paths' envs (a well-known Gymnasium env with only its time limit
@@ -277,6 +298,8 @@ class RllibKind(CheckpointKind):
                     step_timeout=self.spec.step_timeout)
 
     def _build_evaluate(self, explore: bool) -> InferencePath:
+        if self.multi_agent:
+            return self._build_multi_agent_path("evaluate", self._common("evaluate", explore))
         from tui_eval.integrations.rllib.paths.evaluate import RllibEvaluatePath
 
         return RllibEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
@@ -284,6 +307,8 @@ class RllibKind(CheckpointKind):
                                  **self._common("evaluate", explore))
 
     def _build_connectors(self, explore: bool) -> InferencePath:
+        if self.multi_agent:
+            return self._build_multi_agent_path("connectors", self._common("connectors", explore))
         from tui_eval.integrations.rllib.paths.connectors import RllibConnectorsPath
 
         return RllibConnectorsPath(recipe=self.env, generic_connectors=self.spec.generic_connectors,
@@ -322,6 +347,20 @@ class RllibKind(CheckpointKind):
         from tui_eval.integrations.rllib.doctor import saved_connector_states
 
         return saved_connector_states(self.checkpoint)
+
+    def _build_multi_agent_path(self, name: str, common: dict[str, Any]) -> InferencePath:
+        common = {**common, "module_ids": self.module_ids, "view": self.module_id or None}
+        del common["module_id"]
+        if name == "evaluate":
+            from tui_eval.integrations.rllib.paths.multi_agent_evaluate import RllibMultiAgentEvaluatePath
+
+            return RllibMultiAgentEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
+                                               use_evaluation_config=self.has_evaluation_runners, **common)
+        if name == "connectors":
+            from tui_eval.integrations.rllib.paths.multi_agent_connectors import RllibMultiAgentConnectorsPath
+
+            return RllibMultiAgentConnectorsPath(recipe=self.env, mapping_fn=self.config.policy_mapping_fn, **common)
+        raise BadInput(f"path {name!r} is not an RLlib path")
 
 
 def _env_line(recipe: EnvRecipe) -> str:

@@ -1,6 +1,6 @@
 """RLlib checkpoint features a path cannot replicate, refused before any episode runs.
 
-A path that ran anyway would not be what it claims to be (a single-agent loop stepping a MultiAgentEnv,
+A path that ran anyway would not be what it claims to be (a single-agent checkpoint stepping a MultiAgentEnv,
 `evaluate()` running the user's own evaluation function instead of seeded episodes), and its verdict
 would be about tui-eval, not the checkpoint. Each refusal is one BadInput line: the feature, the path,
 what to run instead.
@@ -11,39 +11,49 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tui_eval.integrations.rllib.paths.layout import RUNNER_DIRS, runner_dir
 from tui_eval.spec import BadInput
 
-ENV_RUNNER_DIR = "env_runner"
 
-
-def refuse_without_env_runner(checkpoint: Path, algorithm: str) -> None:
-    """A checkpoint saved without EnvRunners (offline algorithms: BC, MARWIL, CQL) has no connector pipelines
-    for path connectors, and `Algorithm.from_checkpoint` itself fails on it in ray 2.60 (its
-    restore_from_path syncs weights to a training EnvRunner group the algorithm does not have)."""
-    if (checkpoint / ENV_RUNNER_DIR).is_dir():
+def refuse_without_env_runners(checkpoint: Path, algorithm: str) -> None:
+    """A checkpoint saved with no EnvRunner at all (an offline algorithm, BC / MARWIL / CQL, trained without an
+    evaluation config) has no connector pipelines for path connectors and no evaluation runner for path
+    evaluate. (With an evaluation config, offline checkpoints keep `eval_env_runner/`, and both paths run.)"""
+    if runner_dir(checkpoint) is not None:
         return
-    raise BadInput(f"this {algorithm} checkpoint has no {ENV_RUNNER_DIR}/ folder (offline algorithms such as BC, "
-                   "MARWIL, CQL train without EnvRunners): path evaluate cannot restore it (Algorithm."
-                   "from_checkpoint fails on it in ray 2.60) and path connectors has no pipelines to restore; "
-                   "checkpoints without EnvRunners are not supported yet")
+    raise BadInput(f"this {algorithm} checkpoint has neither {RUNNER_DIRS[0]}/ nor {RUNNER_DIRS[1]}/ (an offline "
+                   "algorithm trained without an evaluation config): there are no connector pipelines to restore "
+                   "and no evaluation runner; train with .evaluation(evaluation_interval=1, ...) so that the "
+                   "checkpoint keeps its evaluation EnvRunner")
 
 
-def refuse_multi_agent(config, module_ids: list[str], env: Any = None) -> None:
-    """Multi-agent checkpoints (several modules, a policy_mapping_fn, a MultiAgentEnv): neither path steps
-    a MultiAgentEnv as MultiAgentEnvRunner does yet. `env`: the env class or an instance, when known."""
+def is_multi_agent(config, env: Any = None) -> bool:
+    """A multi-agent checkpoint: its config has several policies or a policy_mapping_fn of its own, or its
+    env (the class or an instance, when known) is a MultiAgentEnv."""
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
     env_class = env if isinstance(env, type) else type(env) if env is not None else None
-    multi_env = env_class is not None and issubclass(env_class, MultiAgentEnv)
-    if not (multi_env or config.is_multi_agent):
-        return
-    found = [f"modules {', '.join(module_ids)}"]
-    if config.policy_mapping_fn is not type(config).DEFAULT_POLICY_MAPPING_FN:
-        found.append(f"policy_mapping_fn {getattr(config.policy_mapping_fn, '__name__', 'set')}")
-    if multi_env:
-        found.append(f"env {env_class.__name__} is a MultiAgentEnv")  # type: ignore[union-attr]
-    raise BadInput(f"multi-agent checkpoints are not supported yet (found {', '.join(found)}); "
-                   "evaluate it with RLlib's Algorithm.evaluate() directly")
+    return bool(config.is_multi_agent) or (env_class is not None and issubclass(env_class, MultiAgentEnv))
+
+
+def refuse_multi_agent_env(config, env: Any) -> None:
+    """A single-agent checkpoint run on a MultiAgentEnv (`--env`): no path can step it with one module."""
+    if is_multi_agent(config, env):
+        raise BadInput(f"env {type(env).__name__} is a MultiAgentEnv, but the checkpoint is single-agent (one module, "
+                       "no policy_mapping_fn); run it on the single-agent env it was trained on (--env)")
+
+
+def refuse_for_multi_agent(spec) -> None:
+    """Options that run a path the multi-agent paths do not replicate yet: refused before anything loads."""
+    found = [(spec.on_ray, f"--workers {spec.workers}" if spec.workers > 1 else "--ray-address",
+              "Ray actors (or remote evaluation runners)", "leave out --workers / --ray-address"),
+             (bool(spec.vs), "--vs", "a second checkpoint's paths", "compare the two checkpoints' runs one by one"),
+             (bool(spec.custom_paths), "--path", "a user's own path factory", "leave out --path"),
+             (bool(spec.vs_env), "--vs-env", "the policy on a second env", "leave out --vs-env")]
+    for given, option, what, instead in found:
+        if given:
+            raise BadInput(f"multi-agent checkpoints run on paths evaluate and connectors in this process only: "
+                           f"{option} ({what}) is not supported for them; {instead}")
 
 
 def refuse_for_paths(config, eval_config, paths: list[str]) -> None:
@@ -56,16 +66,19 @@ def refuse_for_paths(config, eval_config, paths: list[str]) -> None:
         runner = _runner_class_name(eval_config) or _runner_class_name(config)
         if runner is not None:
             raise BadInput(f"the checkpoint sets env_runner_cls={runner}: path connectors steps envs as "
-                           f"SingleAgentEnvRunner does, not as {runner}; run --paths evaluate")
+                           f"{'MultiAgentEnvRunner' if config.is_multi_agent else 'SingleAgentEnvRunner'} does, "
+                           f"not as {runner}; run --paths evaluate")
 
 
 def _runner_class_name(config) -> str | None:
-    """The config's own EnvRunner class, when it is not RLlib's SingleAgentEnvRunner."""
+    """The config's own EnvRunner class, when it is not RLlib's SingleAgentEnvRunner (MultiAgentEnvRunner
+    for a multi-agent config)."""
     cls = getattr(config, "env_runner_cls", None)
     if cls is None:
         return None
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
-    if isinstance(cls, type) and cls is SingleAgentEnvRunner:
+    if isinstance(cls, type) and cls is (MultiAgentEnvRunner if config.is_multi_agent else SingleAgentEnvRunner):
         return None
     return getattr(cls, "__name__", str(cls))

@@ -11,7 +11,7 @@ from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KE
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
 from tui_eval.integrations.rllib.paths.fused import FusedPipelines, why_not_fusable
-from tui_eval.integrations.rllib.paths.layout import CONNECTOR_DIRS, module_dir
+from tui_eval.integrations.rllib.paths.layout import connector_dir, module_dir
 from tui_eval.integrations.rllib.paths.runner_loop import RunnerLoop
 from tui_eval.paths.base import Emit, InferencePath, LiveParts
 from tui_eval.spec import EpisodeRecord
@@ -34,8 +34,8 @@ class RllibConnectorsPath(InferencePath):
         module.to(self.device)
         module.eval()
         self.module = module
-        self.env_to_module = EnvToModulePipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["env_to_module"]))
-        self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(checkpoint / CONNECTOR_DIRS["module_to_env"]))
+        self.env_to_module = EnvToModulePipeline.from_checkpoint(str(connector_dir(checkpoint, "env_to_module")))
+        self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(connector_dir(checkpoint, "module_to_env")))
         _place_tensors_on(self.env_to_module, self.device)
         self.relay = FeedRelay()
         relay = self.relay

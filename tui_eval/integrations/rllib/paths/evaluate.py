@@ -90,6 +90,13 @@ def log_episode(*, episode, metrics_logger, prev_episode_chunks=(), **kwargs) ->
 
 class RllibEvaluatePath(InferencePath):
     name = "evaluate"
+    #: the Tune name its evaluation env is registered under, the creator, the on_episode_end callback that
+    #: reports episodes, and settings of the evaluation config besides tui-eval's own (a multi-agent
+    #: checkpoint's path sets its own: multi_agent_evaluate.py)
+    env_name = GUARDED_ENV
+    env_creator = staticmethod(guarded_env_creator)
+    episode_callback = staticmethod(log_episode)
+    evaluation_extras: dict[str, Any] = {}
 
     def __init__(self, *, checkpoint: Path, config, algo_class, module_id: str, recipe: EnvRecipe, num_envs: int,
                  device: str, explore: bool, success_key: str | None, step_timeout: float | None,
@@ -97,7 +104,7 @@ class RllibEvaluatePath(InferencePath):
         from ray.tune.registry import register_env
 
         ensure_ray()
-        register_env(GUARDED_ENV, guarded_env_creator)
+        register_env(self.env_name, type(self).env_creator)
         self.explore = explore
         self.recipe = recipe
         self.token = uuid.uuid4().hex
@@ -118,7 +125,8 @@ class RllibEvaluatePath(InferencePath):
         # config and ignores evaluation_config: the runner made here then gets the main config too.
         evaluation_config = config.evaluation_config if use_evaluation_config else None
         self.algo = restore_algorithm(algo_class, checkpoint,
-                                      self._config(config, evaluation_config, num_envs, device, explore))
+                                      self._config(config, evaluation_config, num_envs, device, explore),
+                                      env_name=self.env_name)
         # The Algorithm sets RLlib's log level from its config; its warnings about evaluation durations do
         # not apply to calls whose episodes carry on across calls.
         logging.getLogger("ray.rllib").setLevel(logging.ERROR)
@@ -159,12 +167,12 @@ class RllibEvaluatePath(InferencePath):
         if self.workers:
             env_config[REMOTE_KEY] = self._remote_env
         evaluation = _updated(evaluation_config, {
-            "env": GUARDED_ENV, "env_config": env_config, "num_envs_per_env_runner": num_envs,
-            "explore": explore, "gym_env_vectorize_mode": gym.VectorizeMode.SYNC,
+            "env": self.env_name, "env_config": env_config, "num_envs_per_env_runner": num_envs,
+            "explore": explore, "gym_env_vectorize_mode": gym.VectorizeMode.SYNC, **self.evaluation_extras,
             **({"num_gpus_per_env_runner": self._gpus_per_runner} if self.workers else {})})
         user_callbacks = config.callbacks_on_episode_end
         callbacks = [*(user_callbacks if isinstance(user_callbacks, list) else [user_callbacks] if user_callbacks
-                       else []), log_episode]
+                       else []), self.episode_callback]
         return (
             config.copy(copy_frozen=False)
             # The training runner only holds the restored connector states that evaluate() syncs from.
@@ -317,7 +325,7 @@ class RllibEvaluatePath(InferencePath):
             pass
 
 
-def restore_algorithm(algo_class, checkpoint: Path, config):
+def restore_algorithm(algo_class, checkpoint: Path, config, env_name: str = GUARDED_ENV):
     """`Algorithm.from_checkpoint(path, config=config)` as it works for PPO: the Algorithm built with `config`,
     then the checkpoint's state restored into it.
 
@@ -327,9 +335,17 @@ def restore_algorithm(algo_class, checkpoint: Path, config):
     gets the config asked for; a config that still did not take is an error, not a run that never ends."""
     algo = algo_class(config=config)
     try:
-        algo.restore_from_path(str(checkpoint))
+        if algo.env_runner_group is None:
+            # An offline algorithm (BC, MARWIL, CQL) has no training EnvRunners, and Algorithm.restore_from_path
+            # then fails syncing weights to them (ray 2.60). Checkpointable's own restore (the learner group and
+            # the evaluation runner) is the rest of it; evaluate() syncs the evaluation runner's weights itself.
+            from ray.rllib.utils.checkpoints import Checkpointable
+
+            Checkpointable.restore_from_path(algo, str(checkpoint))
+        else:
+            algo.restore_from_path(str(checkpoint))
         taken = algo.evaluation_config
-        if taken.env != GUARDED_ENV or algo.config.evaluation_duration_unit != "timesteps":
+        if taken.env != env_name or algo.config.evaluation_duration_unit != "timesteps":
             raise RuntimeError(f"{getattr(algo_class, '__name__', algo_class)} did not take the evaluation config "
                                f"(env {taken.env!r}, unit {algo.config.evaluation_duration_unit!r})")
     except BaseException:

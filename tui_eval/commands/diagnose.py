@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from tui_eval.quiet import quiet_libraries
-from tui_eval.spec import BadInput, RunSpec
+from tui_eval.spec import BadInput
+
+from .run import build_parser, spec_from_args
 
 
-def diagnose(argv: list[str], build_parser: Callable[[], argparse.ArgumentParser],
-             spec_from_args: Callable[[argparse.Namespace], RunSpec]) -> int:
-    """`build_parser` and `spec_from_args` are the run's (the CLI's): diagnose takes the run options."""
+def main(argv: list[str]) -> int:
+    """Diagnose takes the run options (the run's parser, with `--seed`)."""
     parser = build_parser()
     parser.prog = "tui-eval diagnose"
     parser.add_argument("--seed", type=int,
@@ -48,6 +47,9 @@ def diagnose(argv: list[str], build_parser: Callable[[], argparse.ArgumentParser
         plan = plan_run(spec)
         if len(plan.paths) < 2:
             raise BadInput("diagnose compares two or more paths; pass --paths A,B")
+        if getattr(plan.kind, "multi_agent", False):  # its facts and replays read one module's parts
+            raise BadInput("diagnose does not read multi-agent checkpoints yet; run tui-eval CKPT --explore "
+                           "evaluate=off to compare every module's returns on both paths seed by seed")
         err = sys.stderr
         err.write(f"tui-eval diagnose: {plan.kind.checkpoint} ({', '.join(plan.paths)}; explore "
                   + ", ".join(f"{n} {'on' if plan.explore[n] else 'off'}" for n in plan.paths) + ")\n")

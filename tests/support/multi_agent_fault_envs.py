@@ -1,0 +1,48 @@
+"""MultiAgentEnvs that test the paths' multi-agent episodes (registered with Tune on import), both RLlib's
+MultiAgentCartPole: one whose world breaks on some seeds (agent 0 gets a NaN observation at step 3 of every
+even seed's episode), one whose agent 1 joins mid-episode (its first observation comes at step JOIN_AT)."""
+
+import numpy as np
+from ray.rllib.examples.envs.classes.multi_agent import MultiAgentCartPole
+from ray.tune.registry import register_env
+
+BREAKING = "BreakingMultiAgentCartPole-v0"
+BREAK_AT = 3
+
+
+class BreakingMultiAgentCartPole(MultiAgentCartPole):
+    def reset(self, *, seed=None, options=None):
+        self.breaks, self.steps = seed is not None and seed % 2 == 0, 0
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action_dict):
+        obs, rewards, terminateds, truncateds, infos = super().step(action_dict)
+        self.steps += 1
+        if self.breaks and self.steps == BREAK_AT and 0 in obs:
+            obs[0] = np.full_like(obs[0], np.nan)
+        return obs, rewards, terminateds, truncateds, infos
+
+
+register_env(BREAKING, lambda config: BreakingMultiAgentCartPole(config))
+
+
+LATE_JOINING = "LateJoiningMultiAgentCartPole-v0"
+JOIN_AT = 4
+
+
+class LateJoiningMultiAgentCartPole(MultiAgentCartPole):
+    def reset(self, *, seed=None, options=None):
+        obs, infos = super().reset(seed=seed, options=options)
+        self.seed_, self.steps = seed, 0
+        obs.pop(1), infos.pop(1)
+        return obs, infos
+
+    def step(self, action_dict):
+        obs, rewards, terminateds, truncateds, infos = super().step(action_dict)
+        self.steps += 1
+        if self.steps == JOIN_AT:  # agent 1 appears: its own pole, reset now
+            obs[1], infos[1] = self.envs[1].reset(seed=self.seed_)
+        return obs, rewards, terminateds, truncateds, infos
+
+
+register_env(LATE_JOINING, lambda config: LateJoiningMultiAgentCartPole(config))

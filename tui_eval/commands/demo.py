@@ -1,0 +1,14 @@
+"""`tui-eval demo [NAME] [options]`: a run on one of the bundled demo checkpoints."""
+
+from __future__ import annotations
+
+from tui_eval.demos import demo_checkpoint, demo_options
+
+from . import run
+
+
+def main(argv: list[str]) -> int:
+    rest, which = argv, "rllib"
+    if rest and not rest[0].startswith("-"):
+        which, rest = rest[0], rest[1:]
+    return run.main([str(demo_checkpoint(which)), *demo_options(which), *rest])

@@ -1,0 +1,37 @@
+"""`tui-eval ls`: every run, wherever its log is: status, checkpoint, episodes, verdict."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tui_eval.runs import all_logs, true_status
+from tui_eval.store import RunLog
+
+from .parsers import CommandParser
+
+
+def main(argv: list[str]) -> int:
+    parser = CommandParser(prog="tui-eval ls", description="List your runs, wherever their logs are.")
+    parser.parse_args(argv)
+    from tui_eval.format import table  # the statistics' libraries: only once the arguments are good
+    rows = []
+    for path in all_logs():
+        try:
+            log = RunLog(path, readonly=True)
+            meta = log.meta()
+            counts = log.counts_by_path()
+            log.close()
+        except Exception:
+            rows.append([path.stem, "?", "?", "?", "unreadable", "", str(path)])
+            continue
+        started = meta.get("started_at")
+        rows.append([path.stem, true_status(path, meta), Path(str(meta.get("checkpoint", "?"))).name,
+                     " ".join(f"{p}:{counts.get(p, 0)}" for p in meta.get("paths", [])),
+                     str(meta.get("verdict") or "—"),
+                     time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else "", str(path)])
+    if not rows:
+        print("no runs yet; start one with tui-eval CHECKPOINT")
+        return 0
+    print(table(rows, ["run", "status", "checkpoint", "episodes", "verdict", "started", "log"]))
+    return 0

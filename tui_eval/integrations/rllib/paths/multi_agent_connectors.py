@@ -1,0 +1,68 @@
+"""Path `connectors` of a multi-agent checkpoint: the MultiRLModule and both multi-agent connector pipelines
+restored from the checkpoint, stepping the user's MultiAgentEnv as RLlib's MultiAgentEnvRunner does (no
+ray.init, no Algorithm). One seed is one multi-agent episode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.integrations.rllib.paths.env import EnvRecipe
+from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
+from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
+from tui_eval.integrations.rllib.paths.multi_agent_loop import MultiAgentRunnerLoop, make_multi_agent_vec
+from tui_eval.integrations.rllib.paths.multi_agent_record import multi_agent_record
+from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.spec import EpisodeRecord
+
+
+class RllibMultiAgentConnectorsPath(InferencePath):
+    name = "connectors"
+
+    def __init__(self, *, checkpoint: Path, module_ids: list[str], view: str | None, mapping_fn, recipe: EnvRecipe,
+                 num_envs: int, device: str, explore: bool, success_key: str | None, step_timeout: float | None):
+        import torch
+        from ray.rllib.connectors.env_to_module import EnvToModulePipeline
+        from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        self.explore, self.module_ids, self.view = explore, list(module_ids), view
+        self.device = torch.device(device)
+        module: Any = RLModule.from_checkpoint(str(checkpoint / MODULES_DIR))  # a MultiRLModule
+        module.foreach_module(lambda mid, sub: sub.to(self.device) if isinstance(sub, torch.nn.Module) else sub)
+        module.foreach_module(lambda mid, sub: sub.eval() if isinstance(sub, torch.nn.Module) else sub)
+        self.module = module
+        self.env_to_module = EnvToModulePipeline.from_checkpoint(str(connector_dir(checkpoint, "env_to_module")))
+        self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(connector_dir(checkpoint, "module_to_env")))
+        for connector in getattr(self.env_to_module, "connectors", []):
+            if type(connector).__name__ == "NumpyToTensor":  # it remembers the device of training time
+                connector._device = self.device
+        self.relay = FeedRelay()
+        relay = self.relay
+
+        def make_guarded():
+            return MultiAgentGuardedEnv(recipe.make_one(recipe.context(), env_checker=False), feed=relay,
+                                        success_key=success_key, step_timeout=step_timeout)
+
+        self.env: Any = make_multi_agent_vec(make_guarded, num_envs)
+        self.loop = MultiAgentRunnerLoop(env=self.env, module=module, env_to_module=self.env_to_module,
+                                         module_to_env=self.module_to_env, mapping_fn=mapping_fn,
+                                         record=self._record)
+        self.description = (f"MultiRLModule ({', '.join(self.module_ids)}) + multi-agent EnvToModule/ModuleToEnv "
+                            f"from the checkpoint, stepped as MultiAgentEnvRunner does, {num_envs} envs, "
+                            f"{self.device}, env {recipe.name}")
+
+    def run(self, feed: SeedFeed, emit: Emit) -> None:
+        self.relay.feed = feed
+        try:
+            self.loop.run(feed, emit, self.explore)
+        finally:
+            self.relay.feed = None
+
+    def _record(self, episode: Any, facts: dict[str, Any], wall_s: float) -> EpisodeRecord:
+        return multi_agent_record(path=self.name, facts=facts, chunks=[episode], module_ids=self.module_ids,
+                                  view=self.view, wall_s=wall_s, explore=self.explore)
+
+    def close(self) -> None:
+        self.env.close()
