@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
@@ -64,29 +65,37 @@ def _traces_within(make_env: Callable[[], gym.Env], seed: int, steps: int, secon
     return result[0] if result else None
 
 
-def seed_repeat_problem(make_env: Callable[[], gym.Env], name: str, seed: int = PROBE_SEED,
-                        steps: int = PROBE_STEPS) -> str | None:
-    """None when two episodes from `reset(seed)` with the same seeded actions agree for `steps` steps;
-    else one line saying where they parted. An env that cannot be probed here is not judged (None)."""
+@dataclass(frozen=True)
+class SeedCheck:
+    """What the probe found: `repeats` True, False, or None (not checked: no single env to make, it broke or
+    took too long); `line` says it for the facts shown before a run."""
+
+    repeats: bool | None
+    line: str
+
+
+NOT_CHECKED = SeedCheck(None, "not checked (no single env to probe, or it broke or took over 5 s): exact "
+                              "comparisons assume the env repeats itself from its reset seed")
+REPEATS = SeedCheck(True, "repeats itself from its reset seed (checked: two episodes, same seed and actions)")
+
+
+def check_seed_repeat(make_env: Callable[[], gym.Env], name: str, seed: int = PROBE_SEED,
+                      steps: int = PROBE_STEPS) -> SeedCheck:
+    """Two episodes from `reset(seed)` with the same seeded actions, compared for `steps` steps."""
     traces = _traces_within(make_env, seed, steps, PROBE_SECONDS)
     if traces is None:  # broken, or too slow to probe: the paths will report such an env; not judged here
-        return None
+        return NOT_CHECKED
     first, second = traces
+    parted = f"{name} is not a function of its reset seed: two episodes from reset(seed={seed}) with the same actions"
     for step, ((obs_a, r_a), (obs_b, r_b)) in enumerate(zip(first, second, strict=False)):
         same_obs = obs_a.shape == obs_b.shape and (
             np.array_equal(obs_a, obs_b, equal_nan=True) if obs_a.dtype != object else bool(np.all(obs_a == obs_b)))
         if not same_obs or not (r_a == r_b or (np.isnan(r_a) and np.isnan(r_b))):
-            part = "observation" if not same_obs else "reward"
-            return (f"{name} is not a function of its reset seed: two episodes from reset(seed={seed}) with the "
-                    f"same actions gave another {part} at step {step}")
+            return _differs(f"{parted} gave another {'observation' if not same_obs else 'reward'} at step {step}")
     if len(first) != len(second):
-        return (f"{name} is not a function of its reset seed: two episodes from reset(seed={seed}) with the same "
-                f"actions ended after {len(first) - 1} and {len(second) - 1} steps")
-    return None
+        return _differs(f"{parted} ended after {len(first) - 1} and {len(second) - 1} steps")
+    return REPEATS
 
 
-def describe_problem(problem: str | None) -> str:
-    """The fact line shown before a run."""
-    if problem is None:
-        return "repeats itself from its reset seed (checked: two episodes, same seed and actions)"
-    return f"{problem}; the comparison is statistical, not exact per seed"
+def _differs(why: str) -> SeedCheck:
+    return SeedCheck(False, f"{why}; the comparison is statistical, not exact per seed")

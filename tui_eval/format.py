@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from tui_eval.decide import decision_line
+from tui_eval.module_summary import TEAM
 from tui_eval.stats import ComparisonSummary, returns_identical
 from tui_eval.void import VOID, void_line
 
@@ -201,8 +202,6 @@ def summary_table(summary: dict[str, Any]) -> str:
         text += "\n" + void_line(comparison["void"])
     else:
         text += "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
-    from tui_eval.module_summary import module_lines
-
     text += "".join("\n" + line for line in module_lines(summary))  # multi-agent runs: per module
     decided = decision_line(summary)  # --until-decided / --fail-if-worse
     return text if decided is None else text + "\n" + decided
@@ -211,3 +210,30 @@ def summary_table(summary: dict[str, Any]) -> str:
 def workers_line(paths: dict) -> str:
     """Where each path's Ray actors run ("connectors: node pid 41, node pid 42 · ..."); empty in-process."""
     return " · ".join(f"{name}: {', '.join(path.placement)}" for name, path in paths.items() if path.placement)
+
+
+def module_lines(summary: dict[str, Any]) -> list[str]:
+    """The headless table's lines for a multi-agent run: each module's (and the team's) means and verdict."""
+    modules = summary.get("modules")
+    if not modules:
+        return []
+    view = summary.get("module_view", TEAM)
+    lines = [f"returns above: {'the team (all modules)' if view == TEAM else f'module {view} (--module)'}; "
+             "per module:"]
+    parts = dict(modules)
+    if TEAM in summary:
+        parts[TEAM] = summary[TEAM]
+    rows = []
+    for name, part in parts.items():
+        for path, p in part["paths"].items():
+            rows.append([name, path, num(p["episodes"]), num(p["mean"], 2), interval(p["ci95"], 2),
+                         num(p["mean_agent_steps"])])
+    lines.append(table(rows, ["module", "path", "episodes", "mean", "95% CI", "agent steps"]))
+    for name, part in parts.items():
+        comparison = part.get("comparison")
+        if comparison is not None and comparison.get("verdict") == "void":
+            lines.append(f"{name}: verdict: VOID")
+        else:
+            line = verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
+            lines.append(f"{name}: " + line.splitlines()[0])
+    return lines

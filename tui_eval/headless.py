@@ -11,7 +11,7 @@ from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice
 from tui_eval.format import num
 from tui_eval.lifecycle import EngineState
-from tui_eval.module_summary import ModuleMeans
+from tui_eval.spec import EpisodeRecord
 from tui_eval.stall import EngineSilence
 from tui_eval.ui.snapshot import RunSnapshot, engine_snapshot
 from tui_eval.void import VOID
@@ -80,3 +80,23 @@ def failure_hint(message: str) -> str:
         return ("the policy does not accept this env's observations: run the env it was trained on "
                 "(--import the code that registers it, --env, --env-config)")
     return "tui-eval attach RUN --headless prints the traceback from the run's log"
+
+
+class ModuleMeans:
+    """Each module's mean return per path so far, from the episodes as they finish (the progress line's part)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = list(paths)
+        self._sums: dict[str, dict[str, list[float]]] = {}  # module -> path -> [sum, count]
+
+    def add(self, rec: EpisodeRecord) -> None:
+        for module, ret, _ in rec.modules:
+            total = self._sums.setdefault(module, {p: [0.0, 0] for p in self.paths}).setdefault(rec.path, [0.0, 0])
+            total[0] += ret
+            total[1] += 1
+
+    def text(self) -> str:
+        """" | p0 evaluate 19.2 connectors 19.2 | p1 ..."; "" for a single-agent run."""
+        return "".join(" | " + module + "".join(f" {path} {num(s / n if n else None, 1)}"
+                                                for path, (s, n) in paths.items())
+                       for module, paths in self._sums.items())

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from tui_eval.decide import check_gate_paths, watch_decision
 from tui_eval.engine import Engine
-from tui_eval.env_seeding import describe_problem
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind
 from tui_eval.kinds import load_kind
@@ -87,9 +86,10 @@ def plan_run(spec: RunSpec) -> Plan:
         facts["workers"] = (f"{spec.workers} per path, on the Ray cluster at {spec.ray_address}" if spec.ray_address
                             else f"{spec.workers} per path, on a local Ray (loopback)")
     kind.prepare_process(paths)
-    problem = kind.seed_repeat_problem()
-    facts["env seeding"] = describe_problem(problem)
-    plan = Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts, repeatable_seeds=problem is None)
+    seeding = kind.seed_check()
+    facts["env seeding"] = seeding.line
+    plan = Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts,
+                repeatable_seeds=seeding.repeats is not False)
     bounds = return_bounds(plan)
     facts["return bounds"] = (f"{bounds[0]:g} .. {bounds[1]:g} ({bounds[2]})" if bounds is not None
                               else "unknown (asymptotic intervals from 30 episodes; --return-bounds LO:HI)")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from tui_eval.decide import decision_summary
 from tui_eval.format import comparison_reason
-from tui_eval.module_summary import modules_summary
+from tui_eval.module_summary import PATH_KEYS, TEAM, agent_steps, module_ids, module_view, team_record
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, RunStats
 from tui_eval.void import void_reason, voided
@@ -98,3 +99,28 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
         document["comparisons_by_explore"] = [voided(comparison_json(c), void) if void else comparison_json(c)
                                               for c in stats.comparisons_by_explore()]
     return json_clean(document)
+
+
+def _module_part(meta: dict[str, Any], records: list[EpisodeRecord], project: Callable[[EpisodeRecord], EpisodeRecord],
+          module: str | None, void: str | None) -> dict[str, Any]:
+    stats = replay(meta, [project(r) for r in records])
+    paths = {}
+    for name, path_stats in stats.paths.items():
+        s = path_stats.summary()
+        paths[name] = {**{k: s.get(k) for k in PATH_KEYS}, "mean_agent_steps": agent_steps(records, name, module)}
+    compared = comparison_json(stats.comparison_summary())
+    return {"paths": paths, "comparison": voided(compared, void) if void else compared}
+
+
+def modules_summary(meta: dict[str, Any], records: list[EpisodeRecord], void: str | None) -> dict[str, Any]:
+    """The summary's per-module keys (see the module docstring); {} for a single-agent run."""
+    multi = [r for r in records if r.modules]
+    ids = module_ids(multi)
+    if not ids:
+        return {}
+    view = (meta.get("spec") or {}).get("module") or TEAM
+    part: dict[str, Any] = {"module_view": view, "modules": {
+        m: _module_part(meta, multi, module_view(m), m, void) for m in ids}}
+    if view != TEAM:
+        part[TEAM] = _module_part(meta, multi, team_record, None, void)
+    return part

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui_eval.env_seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
@@ -150,16 +151,14 @@ class CheckpointKind(ABC):
         config = dict(getattr(self, "env_config", {}) or {})
         return lambda: gym.make(env_id, **config)
 
-    def seed_repeat_problem(self) -> str | None:
-        """Why the kind's env is not a function of its reset seed, or None (it is, or cannot be checked
-        offline: an env from a factory of vector envs)."""
-        from tui_eval.env_seeding import seed_repeat_problem
-
+    def seed_check(self) -> SeedCheck:
+        """Whether the kind's env is a function of its reset seed (an exact comparison rests on it); not
+        checked for an env from a factory of vector envs."""
         try:
             make_env = self.single_env_factory()
         except BadInput:
-            return None
-        return seed_repeat_problem(make_env, self.env_id or "the env")
+            return NOT_CHECKED
+        return check_seed_repeat(make_env, self.env_id or "the env")
 
     def on_other_env(self, spec: RunSpec) -> CheckpointKind:
         """A copy of this kind whose paths run on `--vs-env` / `--vs-env-config` / `--vs-vecenv`'s env

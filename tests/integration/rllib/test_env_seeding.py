@@ -9,16 +9,17 @@ from ray.rllib.examples.envs.classes.cartpole_with_dict_observation_space import
 from tests.support import fault_envs  # noqa: F401  (registers UnseededCartPole-v0)
 from tests.support.common import CARTPOLE
 from tests.support.engines import plan_for, run_to_end
-from tui_eval.env_seeding import seed_repeat_problem
+from tui_eval.env_seeding import NOT_CHECKED, check_seed_repeat
 from tui_eval.store import RunLog
 from tui_eval.summary import replay
 
 
 def test_gymnasiums_cartpole_repeats_itself_and_rllibs_dict_cartpole_does_not():
-    assert seed_repeat_problem(lambda: gym.make("CartPole-v1"), "CartPole-v1") is None
-    assert seed_repeat_problem(lambda: gym.make("Pendulum-v1"), "Pendulum-v1") is None
-    problem = seed_repeat_problem(CartPoleWithDictObservationSpace, "CartPoleWithDictObservationSpace")
-    assert problem is not None and "not a function of its reset seed" in problem and "observation at step" in problem
+    assert check_seed_repeat(lambda: gym.make("CartPole-v1"), "CartPole-v1").repeats is True
+    assert check_seed_repeat(lambda: gym.make("Pendulum-v1"), "Pendulum-v1").repeats is True
+    check = check_seed_repeat(CartPoleWithDictObservationSpace, "CartPoleWithDictObservationSpace")
+    assert check.repeats is False and "not a function of its reset seed" in check.line
+    assert "observation at step" in check.line and "statistical, not exact" in check.line
 
 
 def test_a_faithful_env_keeps_the_exact_comparison(tmp_path):
@@ -46,5 +47,5 @@ def test_a_simulator_that_hangs_is_not_judged_and_does_not_hold_the_run(monkeypa
     monkeypatch.setattr(env_seeding, "PROBE_SECONDS", 1.0)
     # FreezingCartPole freezes at step 5 on seeds divisible by 3; the probe seed is one of them
     assert env_seeding.PROBE_SEED % 3 == 0
-    assert seed_repeat_problem(lambda: gym.make("FreezingCartPole-v0"), "frozen") is None
-    assert seed_repeat_problem(lambda: gym.make("RaisingCartPole-v0"), "raising") is None
+    assert check_seed_repeat(lambda: gym.make("FreezingCartPole-v0"), "frozen") == NOT_CHECKED
+    assert check_seed_repeat(lambda: gym.make("RaisingCartPole-v0"), "raising") == NOT_CHECKED

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tui_eval.env_seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
@@ -317,14 +318,15 @@ class RllibKind(CheckpointKind):
     def single_env_factory(self) -> Callable[[], Any]:
         return self.env.make_one  # the main config's env, RLlib's way
 
-    def seed_repeat_problem(self) -> str | None:
-        """Both paths' envs (the evaluation env may differ from the training one)."""
-        from tui_eval.env_seeding import seed_repeat_problem
-
+    def seed_check(self) -> SeedCheck:
+        """Both paths' envs (the evaluation env may differ from the training one); a MultiAgentEnv takes
+        actions per agent, which the probe does not make."""
+        if self.multi_agent:
+            return NOT_CHECKED
         recipes = {(r.name, json.dumps(r.env_config, sort_keys=True, default=str)): r
                    for r in (self.env, self.eval_env)}
-        problems = (seed_repeat_problem(r.make_one, r.name) for r in recipes.values())
-        return next((p for p in problems if p is not None), None)
+        checks = [check_seed_repeat(r.make_one, r.name) for r in recipes.values()]
+        return min(checks, key=lambda c: {False: 0, None: 1, True: 2}[c.repeats])
 
     def on_other_env(self, spec: RunSpec) -> RllibKind:
         if spec.vs_vecenv:

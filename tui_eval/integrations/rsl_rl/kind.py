@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tui_eval.env_seeding import SeedCheck
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.integrations.rsl_rl.cfg import describe_model, env_from_cfg, infer_cfg, normalise_cfg, read_cfg_file
@@ -321,9 +322,9 @@ class RslRlKind(CheckpointKind):
                            "VecEnv): pass --env ID for a Gymnasium env, or compare the built-in paths")
         return super().single_env_factory()
 
-    def seed_repeat_problem(self) -> str | None:
+    def seed_check(self) -> SeedCheck:
         with native_stdout_quiet():  # PyBullet prints from C at each env made
-            return super().seed_repeat_problem()
+            return super().seed_check()
 
     def on_other_env(self, spec: RunSpec) -> RslRlKind:
         other = self.copy()

@@ -52,15 +52,15 @@ CALL_SECONDS = 1.0
 DRAIN_CALL_SECONDS = 0.1  # a call's length while no new seed is to be had
 
 
-_PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
+LIVE_PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
 
 
 def guarded_env_creator(env_context):
     """The evaluation env: the user's env, made as RLlib would make it, behind a GuardedEnv."""
     token = env_context[TOKEN_KEY]
     seeds: SeedFeed
-    if token in _PATHS:  # a runner in this process
-        recipe, seeds, success_key, step_timeout = _PATHS[token]
+    if token in LIVE_PATHS:  # a runner in this process
+        recipe, seeds, success_key, step_timeout = LIVE_PATHS[token]
     else:  # a remote evaluation runner
         recipe, success_key, step_timeout, dispenser = pickle.loads(env_context[REMOTE_KEY])
         seeds = DispenserFeed(dispenser, env_context.worker_index, step_timeout)
@@ -114,7 +114,7 @@ class RllibEvaluatePath(InferencePath):
         if workers:  # the local runner only holds state to sync: its envs never get a seed
             self.pump = DispenserPump(actor_name("seeds"), self.seeds, SEEDS_PER_RUNNER * workers)
             self._remote_env = pickle.dumps((recipe, success_key, step_timeout, self.pump.name))
-        _PATHS[self.token] = (recipe, FeedRelay() if workers else self.seeds, success_key, step_timeout)
+        LIVE_PATHS[self.token] = (recipe, FeedRelay() if workers else self.seeds, success_key, step_timeout)
         self.num_envs = num_envs
         self.call_steps = 50 * num_envs * max(1, workers)  # grown to CALL_SECONDS' worth once a call was timed
         self._rate: float | None = None  # env steps per second of the last call
@@ -316,7 +316,7 @@ class RllibEvaluatePath(InferencePath):
                              reason=item["invalid"], wall_s=item["wall_s"], explore=self.explore)
 
     def close(self) -> None:
-        _PATHS.pop(self.token, None)
+        LIVE_PATHS.pop(self.token, None)
         if self.pump is not None:
             self.pump.close()
         try:

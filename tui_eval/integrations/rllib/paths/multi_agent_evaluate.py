@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tui_eval.integrations.rllib.paths.evaluate import _PATHS, METRIC, TOKEN_KEY, RllibEvaluatePath
+from tui_eval.integrations.rllib.paths.evaluate import LIVE_PATHS, METRIC, TOKEN_KEY, RllibEvaluatePath
 from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
 from tui_eval.integrations.rllib.paths.multi_agent_record import module_returns
 from tui_eval.spec import EpisodeRecord
@@ -26,7 +26,7 @@ GUARDED_MULTI_AGENT_ENV = "tui_eval_guarded_multi_agent_env"
 
 def guarded_multi_agent_env_creator(env_context):
     """The evaluation env: the user's MultiAgentEnv, made as RLlib would make it, behind the guard."""
-    recipe, seeds, success_key, step_timeout = _PATHS[env_context[TOKEN_KEY]]
+    recipe, seeds, success_key, step_timeout = LIVE_PATHS[env_context[TOKEN_KEY]]
     return MultiAgentGuardedEnv(recipe.make_one(env_context, env_checker=False), feed=seeds,
                                 success_key=success_key, step_timeout=step_timeout)
 
