@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 
-class _Result:
+class CliResult:
     def __init__(self, returncode, stdout, stderr):
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
-def in_process(capsys, *args) -> _Result:
+def in_process(capsys, *args) -> CliResult:
     """The real CLI entry (`main`), in this process: the same code path, without re-importing ray."""
     from tui_eval.cli import main
 
     code = main([str(a) for a in args])
     out = capsys.readouterr()
-    return _Result(code, out.out, out.err)
+    return CliResult(code, out.out, out.err)
 
 
 def assert_one_line_error(proc, *needles: str) -> None:

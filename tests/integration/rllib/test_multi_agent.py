@@ -39,15 +39,14 @@ def capsys_module():
     import contextlib
     import io
 
-    from test_cli_bad_input import _Result
-
+    from tests.support.bad_input import CliResult
     from tui_eval.cli import main
 
     def run(*args):
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main([str(a) for a in args])
-        return _Result(code, out.getvalue(), err.getvalue())
+        return CliResult(code, out.getvalue(), err.getvalue())
     return run
 
 
