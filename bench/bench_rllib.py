@@ -18,8 +18,8 @@ Contenders, all on the same envs count, explore off (discrete actions: greedy = 
               long episodes per round (pixels) this understates the path.
   plain       a plain Algorithm.evaluate() call of the same number of episodes, on the same envs count: it
               stops at the first N episodes to finish, whichever they are (short ones finish first)
-A recurrent checkpoint (e.g. `python tests/zoo_connectors.py DIR lstm`, then `--checkpoint DIR/lstm` with
-tests/ on PYTHONPATH): the bare loop carries the state rows itself, `generic` runs RLlib's state pieces.
+A recurrent checkpoint (e.g. `python -m tests.support.zoo_connectors DIR lstm`, then `--checkpoint DIR/lstm` from
+the repository root): the bare loop carries the state rows itself, `generic` runs RLlib's state pieces.
 Steps are counted for finished episodes only, for every contender. Targets: evaluate >= 0.9x plain,
 connectors >= 0.8x bare.
 """

@@ -2,7 +2,7 @@
 
     python bench/bench_zoo.py [--algorithm sac] [--num-envs 8] [--episodes 32] [--rounds 3] [--checkpoint DIR]
 
-Without --checkpoint, the algorithm's tiny zoo checkpoint (tests/zoo_checkpoints.py, one training iteration)
+Without --checkpoint, the algorithm's tiny zoo checkpoint (tests/support/zoo_checkpoints.py, one training iteration)
 is trained first. Contenders as in bench_rllib.py (explore off), less `bare` (its argmax suits discrete
 actions only): connectors, generic (--generic-connectors), evaluate, and a plain Algorithm.evaluate() of the
 same number of episodes on the same envs count.
@@ -25,8 +25,8 @@ CONTENDERS = {"connectors", "generic", "evaluate", "envrunner", "plain"}
 
 
 def zoo_checkpoint(algorithm: str, out: Path) -> Path:
-    subprocess.run([sys.executable, str(ROOT / "tests" / "zoo_checkpoints.py"), str(out), algorithm], check=True,
-                   capture_output=True)
+    script = ROOT / "tests" / "support" / "zoo_checkpoints.py"
+    subprocess.run([sys.executable, str(script), str(out), algorithm], check=True, capture_output=True)
     return out / algorithm
 
 
