@@ -118,18 +118,21 @@ def test_what_the_paths_cannot_replicate_is_refused_before_any_episode(zoo, extr
         assert RunLog(log, readonly=True).records() == []
 
 
-async def test_the_app_shows_each_module(team_run):
+@pytest.mark.parametrize("width", [120, 80])
+async def test_the_app_shows_each_module(team_run, width):
     from tui_eval.ui.app import EvalApp
     from tui_eval.ui.widgets.modules_panel import ModulesPanel
 
     _, summary, log = team_run
     app = EvalApp(log_path=log)
-    async with app.run_test(size=(120, 48)) as pilot:
+    async with app.run_test(size=(width, 48)) as pilot:
         panel = app.query_one(ModulesPanel)
-        text = await wait_for(pilot, lambda: panel.display and panel.part and plain(panel, 120), what="module rows")
+        text = await wait_for(pilot, lambda: panel.display and panel.part and plain(panel, width),
+                              what="module rows")
         for module in MODULES:
             assert module in text
-            assert f"{summary['modules'][module]['paths']['connectors']['mean']:.2f}" in text
+            assert f"{summary['modules'][module]['paths']['connectors']['mean']:.1f}" in text
+        assert "…" not in text  # at 80 columns the sparkline narrows; no number is cut
         assert "per module (returns above: the team)" in text and "UNDECIDED" in text
         await pilot.press("q")
 
