@@ -6,6 +6,10 @@ Contenders, all on the same envs count, explore off (discrete actions: greedy = 
   bare        the same vector env + one RLModule forward per step + argmax, no bookkeeping at all
   connectors  tui-eval's `connectors` path (stock pipelines fused into batched calls)
   generic     the same with --generic-connectors (RLlib's pipelines and episodes, step by step)
+  e2m-generic the env-to-module pipeline step by step, the stock module-to-env fused: what a checkpoint with
+              a piece of its own in env-to-module (PrevActionsPrevRewards, MeanStdFilter, ...) runs
+  envrunner   RLlib's own SingleAgentEnvRunner.sample(num_episodes=N, explore=False) on the same module,
+              restored connectors and guarded envs: what RLlib's pipelines and episodes cost in RLlib itself
   evaluate    tui-eval's `evaluate` path (Algorithm.evaluate() on a local evaluation EnvRunner), every one of
               the N seeds run to its end (the run's tail: envs idle while the last episodes finish)
   evaluate-first-n  the same path fed seeds without end and stopped once N episodes finished, the rule
@@ -14,8 +18,8 @@ Contenders, all on the same envs count, explore off (discrete actions: greedy = 
               long episodes per round (pixels) this understates the path.
   plain       a plain Algorithm.evaluate() call of the same number of episodes, on the same envs count: it
               stops at the first N episodes to finish, whichever they are (short ones finish first)
-A recurrent checkpoint (e.g. `python tests/zoo_connectors.py DIR lstm`, then `--checkpoint DIR/lstm` with
-tests/ on PYTHONPATH): the bare loop carries the state rows itself, `generic` runs RLlib's state pieces.
+A recurrent checkpoint (e.g. `python -m tests.support.zoo_connectors DIR lstm`, then `--checkpoint DIR/lstm` from
+the repository root): the bare loop carries the state rows itself, `generic` runs RLlib's state pieces.
 Steps are counted for finished episodes only, for every contender. Targets: evaluate >= 0.9x plain,
 connectors >= 0.8x bare.
 """
@@ -84,6 +88,41 @@ def bare_loop(kind, num_envs: int, episodes: int):
                 steps += int(lengths[i])
                 done_episodes += 1
             lengths[terminated | truncated] = -1  # the next step is the autoreset
+        return steps
+
+    return run
+
+
+def _bench_env_creator(env_context):
+    """The bench's env for RLlib's own EnvRunner: the kind's env behind a GuardedEnv, as the paths step it."""
+    from tui_eval.envs import GuardedEnv
+
+    return GuardedEnv(_BENCH_ENV["recipe"].make_one(env_context, env_checker=False), feed=_BENCH_ENV["feed"])
+
+
+_BENCH_ENV: dict = {}
+
+
+def env_runner_sample(kind, num_envs: int, episodes: int):
+    """SingleAgentEnvRunner built from the checkpoint's config, its connectors and module restored."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+    from ray.tune.registry import register_env
+
+    from tui_eval.integrations.rllib.paths.layout import module_dir
+
+    _BENCH_ENV.update(recipe=kind.env, feed=ListFeed(range(SEED0, 2**31)))
+    register_env("tui_eval_bench_guarded", _bench_env_creator)
+    config = (kind.config.copy(copy_frozen=False).environment("tui_eval_bench_guarded", env_config={})
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=num_envs, explore=False))
+    runner = SingleAgentEnvRunner(config=config)
+    runner.restore_from_path(str(kind.checkpoint / "env_runner"))
+    runner.module.set_state(RLModule.from_checkpoint(str(module_dir(kind.checkpoint, kind.module_id)))
+                            .get_state(inference_only=True))
+
+    def run() -> int:
+        steps = sum(len(e) for e in runner.sample(num_episodes=episodes, explore=False))
+        runner.get_metrics()  # as evaluate() reads them after each call (and the runner then lets them go)
         return steps
 
     return run
@@ -174,6 +213,8 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
         "bare": lambda: bare_loop(kind, num_envs, episodes),
         "connectors": lambda: path_runner(kind.build_path("connectors", explore=False), episodes),
         "generic": lambda: path_runner(generic_kind.build_path("connectors", explore=False), episodes),
+        "e2m-generic": lambda: path_runner(_env_to_module_stepped(kind, num_envs), episodes),
+        "envrunner": lambda: env_runner_sample(kind, num_envs, episodes),
         "evaluate": lambda: path_runner(kind.build_path("evaluate", explore=False), episodes),
         "evaluate-first-n": lambda: first_n_runner(kind.build_path("evaluate", explore=False), episodes),
         "plain": lambda: plain_evaluate(kind, num_envs, episodes),
@@ -181,6 +222,14 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
     contenders = {name: make() for name, make in makers.items() if not only or name in only}
     path_runner(kind.build_path("connectors", explore=False), num_envs)()  # warm-up
     return interleaved(contenders, rounds=rounds)
+
+
+def _env_to_module_stepped(kind, num_envs: int):
+    from tui_eval.integrations.rllib.paths.connectors import RllibConnectorsPath
+
+    return RllibConnectorsPath(checkpoint=kind.checkpoint, module_id=kind.module_id, recipe=kind.env,
+                               num_envs=num_envs, device="cpu", explore=False, success_key=None, step_timeout=None,
+                               step_env_to_module=True)
 
 
 def report(title: str, rates: dict[str, float]) -> None:
@@ -193,6 +242,10 @@ def report(title: str, rates: dict[str, float]) -> None:
         ("connectors", "bare", "connectors / bare", "(target >= 0.8)"),
         ("connectors", "evaluate", "connectors / evaluate", ""),
         ("generic", "bare", "connectors --generic-connectors / bare", "(RLlib's pipelines called step by step)"),
+        ("e2m-generic", "bare", "env-to-module step by step, module-to-env fused / bare", "(target >= 0.6)"),
+        ("envrunner", "bare", "RLlib's SingleAgentEnvRunner.sample() / bare", "(RLlib's own loop and pipelines)"),
+        ("generic", "envrunner", "connectors --generic-connectors / SingleAgentEnvRunner.sample()", ""),
+        ("e2m-generic", "envrunner", "env-to-module step by step / SingleAgentEnvRunner.sample()", ""),
     ]
     for a, b, label, note in ratios:
         if a in rates and b in rates:

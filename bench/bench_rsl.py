@@ -25,7 +25,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from tui_eval.integrations.rsl_rl.kind import RslRlKind  # noqa: E402
 from tui_eval.spec import RunSpec  # noqa: E402

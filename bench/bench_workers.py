@@ -37,7 +37,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # cluster_envs: the CPU-bound env, importable by Ray's workers too
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # cluster_envs: the CPU-bound env, importable by Ray's workers too
 warnings.filterwarnings("ignore")
 from tui_eval.local_ray import prepare_environment  # noqa: E402
 

@@ -2,7 +2,7 @@
 
     python bench/bench_zoo.py [--algorithm sac] [--num-envs 8] [--episodes 32] [--rounds 3] [--checkpoint DIR]
 
-Without --checkpoint, the algorithm's tiny zoo checkpoint (tests/zoo_checkpoints.py, one training iteration)
+Without --checkpoint, the algorithm's tiny zoo checkpoint (tests/support/zoo_checkpoints.py, one training iteration)
 is trained first. Contenders as in bench_rllib.py (explore off), less `bare` (its argmax suits discrete
 actions only): connectors, generic (--generic-connectors), evaluate, and a plain Algorithm.evaluate() of the
 same number of episodes on the same envs count.
@@ -21,12 +21,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_rllib import measure, report  # noqa: E402
 
-CONTENDERS = {"connectors", "generic", "evaluate", "plain"}
+CONTENDERS = {"connectors", "generic", "evaluate", "envrunner", "plain"}
 
 
 def zoo_checkpoint(algorithm: str, out: Path) -> Path:
-    subprocess.run([sys.executable, str(ROOT / "tests" / "zoo_checkpoints.py"), str(out), algorithm], check=True,
-                   capture_output=True)
+    script = ROOT / "tests" / "support" / "zoo_checkpoints.py"
+    subprocess.run([sys.executable, str(script), str(out), algorithm], check=True, capture_output=True)
     return out / algorithm
 
 
@@ -41,10 +41,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-zoo-") as tmp:
         checkpoint = (args.checkpoint or zoo_checkpoint(args.algorithm, Path(tmp))).resolve()
         rates = measure(checkpoint, args.num_envs, args.episodes, args.rounds, only=CONTENDERS)
-    report(f"{args.algorithm} ({checkpoint.name}), {args.num_envs} envs, {args.episodes} episodes per round, "
+    label = f"checkpoint {checkpoint.name}" if args.checkpoint else f"{args.algorithm} (zoo checkpoint)"
+    report(f"{label}, {args.num_envs} envs, {args.episodes} episodes per round, "
            f"median of {args.rounds} interleaved rounds, explore off", rates)
     if "plain" in rates:
-        for name in ("connectors", "generic"):
+        for name in ("connectors", "generic", "evaluate", "envrunner"):
             if name in rates:
                 print(f"  {name} / plain Algorithm.evaluate() = {rates[name] / rates['plain']:.2f}x")
 

@@ -3,7 +3,7 @@ anytime/fixed-n width ratios, and the per-episode cost of the hedged betting seq
 
 Used by `python bench/bench_stats.py --power`. Every number is what `Comparison` / `PathStats` show
 (the vectorised forms of `tui_eval.stats.coverage` and `combine`, checked look by look against them
-in tests/test_stats_peeking.py): the paired difference's anytime interval at alpha/2 (the fixed
+in tests/unit/test_stats_peeking.py): the paired difference's anytime interval at alpha/2 (the fixed
 split with the success metric), a look after every pair.
 """
 
@@ -82,7 +82,7 @@ def shapes() -> dict:
             _capped_pair(0.9, 0.8), 27.5, math.sqrt(var_capped(0.9) + var_capped(0.8)), bounds)
         out[f"capped CartPole 0.98 vs 0.9, {'bounds 0:500' if bounds else 'no bounds'}"] = (
             _capped_pair(0.98, 0.9, (10.0, 200.0)), 0.08 * 395, math.sqrt(cap98(0.98) + cap98(0.9)), bounds)
-    # the unbounded shapes of tests/test_stats_peeking.py, B shifted so that the fixed-n n is about 100
+    # the unbounded shapes of tests/unit/test_stats_peeking.py, B shifted so that the fixed-n n is about 100
     for name, draw, sd in (("Gaussian", lambda r, s: r.normal(0.0, 1.0, s), 1.0),
                            ("t3", lambda r, s: r.standard_t(3, s), sd_t3),
                            ("lognormal(0, 1)", lambda r, s: r.lognormal(0.0, 1.0, s), sd_ln),

@@ -1,27 +1,63 @@
-"""Shared fixtures: the bundled demo checkpoints, a fresh run directory, and helpers to run the CLI."""
+"""Fixtures every test may use: a fresh run directory and the apps a test makes. Importing this first sets
+up the process as the CLI does (before ray is imported) and gives the tests a run registry of their own."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import tempfile
-import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-ASSETS = ROOT / "assets"
-CARTPOLE = ASSETS / "ppo_cartpole"
-PENDULUM = ASSETS / "ppo_pendulum"
-
-from tui_eval.local_ray import prepare_environment  # noqa: E402  (before ray is imported, as the CLI does)
+from tui_eval.local_ray import prepare_environment
 
 prepare_environment()
+
+from tests.support.jobs import WANTED_BY  # noqa: E402  (after prepare_environment: they may import ray)
+from tests.support.prefetch import Prefetcher  # noqa: E402
+
+#: the order the folders run in: fast logic first, the real parts that need trained checkpoints last, so
+#: that the background jobs (tests/support/jobs.py) are done when those start
+ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/integration/ui/",
+         "tests/integration/frames/", "tests/integration/rsl_rl/", "tests/integration/cluster/", "tests/e2e/",
+         "tests/integration/doctor/", "tests/integration/rllib/")
 # runs started by the tests are listed in a registry of their own, not the user's
 os.environ.setdefault("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-state-"))
-sys.path.insert(0, str(ROOT / "tests"))
+
+
+def _rank(item) -> int:
+    path = item.nodeid
+    return next((i for i, prefix in enumerate(ORDER) if path.startswith(prefix)), len(ORDER))
+
+
+def pytest_collection_modifyitems(session, config, items):
+    items.sort(key=_rank)  # stable: within a folder, the files' and tests' own order
+
+
+def pytest_collection_finish(session):
+    """A run that collects nothing is a broken layout or a wrong path, never a pass."""
+    if not session.items and not session.config.option.collectonly:
+        raise pytest.UsageError("no tests were collected: check the path or the -k/-m expression")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def prefetcher(request, tmp_path_factory):
+    """The background jobs that the collected tests need, started now (one at a time)."""
+    ids = [item.nodeid for item in request.session.items]
+    prefetch = Prefetcher(tmp_path_factory.mktemp("prefetch"))
+    prefetch.start([job for job, wanted in WANTED_BY if any(i.startswith(wanted) for i in ids)])
+    yield prefetch
+    prefetch.close()
+
+
+@pytest.fixture(scope="session")
+def zoo(prefetcher, tmp_path_factory):
+    """The connector zoo (tests/support/zoo_connectors.py): tiny real PPO checkpoints, one per connector piece,
+    space and module kind, trained once per session in the background; shared by the matrix and the doctor."""
+    from tests.support.jobs import CONNECTORS
+
+    proc, out = prefetcher.wait(CONNECTORS, tmp_path_factory.mktemp("zoo"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
 
 
 @pytest.fixture
@@ -29,36 +65,6 @@ def run_dir(tmp_path, monkeypatch):
     """Run each CLI invocation from an empty directory (logs land under it)."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def cli(*args: str, cwd: Path | None = None, timeout: float = 240, env: dict | None = None):
-    """Run `python -m tui_eval.cli ARGS` in a subprocess and return the CompletedProcess."""
-    full_env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}", **(env or {}))
-    return subprocess.run([sys.executable, "-m", "tui_eval.cli", *map(str, args)], cwd=cwd or ROOT,
-                          capture_output=True, text=True, timeout=timeout, env=full_env)
-
-
-def wait_until(condition, timeout: float = 60.0, interval: float = 0.05):
-    """Poll `condition()` until it is truthy; fail the test after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout}s")
-
-
-@pytest.fixture(scope="session")
-def zoo(tmp_path_factory) -> Path:
-    """The connector zoo (tests/zoo_connectors.py): tiny real PPO checkpoints, one per connector piece, space and
-    module kind, trained once per session in a subprocess."""
-    out = tmp_path_factory.mktemp("zoo")
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}")
-    proc = subprocess.run([sys.executable, "zoo_connectors.py", str(out)], cwd=ROOT / "tests", env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
 
 
 @pytest.fixture

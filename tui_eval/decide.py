@@ -9,7 +9,7 @@ look where they decide (optional stopping) without losing their guarantee:
   ``undecided``; the same on the success rate with P percentage points. "Not worse" needs every
   gated metric not worse, "worse" one metric worse. Error rates: a candidate worse by exactly D is
   called "not worse" with probability <= the interval's alpha, an equal one "worse" with the same
-  bound (the interval must miss the true Δ for either); `tests/test_decide.py` measures both.
+  bound (the interval must miss the true Δ for either); `tests/unit/test_decide.py` measures both.
 Exit codes (CLI.md): 0 not worse, 3 worse, 5 undecided at the budget.
 
 The watcher (`DecisionWatch`) checks the comparison after new episodes (at most every

@@ -122,6 +122,7 @@ class RunSpec:
     return_bounds: tuple[float, float] | None = None
     equivalence_margin: float | None = None
     generic_connectors: bool = False  # rllib: run the connector pipelines step by step even when stock
+    freeze_filters: bool = False  # rllib: MeanStdFilter keeps the checkpoint's statistics on both paths
     imports: list[str] = field(default_factory=list)  # the user's modules / .py files, imported first
     custom_paths: list[str] = field(default_factory=list)  # --path NAME=MODULE:FACTORY (paths/custom.py)
     vs: str | None = None  # --vs OTHER_CKPT: the other checkpoint's path as path `vs`
@@ -230,6 +231,9 @@ RUN_OPTIONS: tuple[Option, ...] = (
     Option("module", ("--module",), "RLlib module id (multi-module checkpoints)"),
     Option("generic_connectors", ("--generic-connectors",), "RLlib: run the connector pipelines step by step even "
            "when they are the stock ones", "store_true"),
+    Option("freeze_filters", ("--freeze-filters",), "RLlib: MeanStdFilter normalises with the checkpoint's "
+           "statistics on both paths, as deployed (default: it updates while evaluating, as RLlib does)",
+           "store_true"),
     Option("success_key", ("--success-key",), "info key holding the success flag at an episode's end"),
     Option("step_timeout", ("--step-timeout",), "a step slower than this (seconds) makes the episode invalid "
            "(default 30)", type=float),

@@ -77,7 +77,8 @@ class EvalApp(App[int]):
         Binding("ctrl+c", "interrupt", "interrupt", show=False, priority=True),
     ]
 
-    def __init__(self, plan=None, *, log_path: str | Path | None = None, control=None, refresh_hz: float = REFRESH_HZ,
+    def __init__(self, plan=None, *, log_path: str | Path | None = None,
+                 make_source: Callable[[Inbox], RunSource] | None = None, control=None, refresh_hz: float = REFRESH_HZ,
                  stats_interval: float = STATS_INTERVAL, on_engine: Callable | None = None,
                  on_hangup: Callable[[], None] | None = None, on_terminate: Callable[[], None] | None = None,
                  frames: FrameOptions | None = None):
@@ -86,8 +87,9 @@ class EvalApp(App[int]):
         self._on_engine = on_engine  # called with the engine once loaded (the run's owner serves it)
         self._on_hangup = on_hangup  # the terminal is gone: leave the screen, the run goes on
         self._on_terminate = on_terminate  # SIGTERM: stop the run
-        if (plan is None) == (log_path is None):
-            raise ValueError("EvalApp needs a plan (live run) or a log_path (viewer), not both")
+        # make_source(inbox): any other RunSource (a scripted one in the tests), posting to the app's inbox
+        if sum(given is not None for given in (plan, log_path, make_source)) != 1:
+            raise ValueError("EvalApp needs one of a plan (live run), a log_path (viewer) or make_source")
         self.plan = plan
         self.refresh_hz = refresh_hz
         self.stats_interval = stats_interval
@@ -106,12 +108,15 @@ class EvalApp(App[int]):
             self.target = plan.spec.episodes
             self.log_path = Path(plan.log_path)
         else:
-            assert log_path is not None
-            source = LogSource(log_path, self.inbox, control=control)
+            if make_source is None:
+                assert log_path is not None
+                source: RunSource = LogSource(log_path, self.inbox, control=control)
+            else:
+                source = make_source(self.inbox)
             self.source = source
             self.paths, self.facts, self.device, self.target = list(source.paths), source.facts, source.device, \
                 source.target
-            self.log_path = Path(log_path)
+            self.log_path = Path(source.log_path)
         self.run_screen = RunScreen(self)
 
     @property

@@ -11,6 +11,7 @@ from tui_eval.env_seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
+from tui_eval.integrations.rllib.paths.filters import filters_fact, filters_in_checkpoint
 from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
 from tui_eval.integrations.rllib.refusals import (
     is_multi_agent,
@@ -223,6 +224,9 @@ class RllibKind(CheckpointKind):
                                        for n, why in [self.num_envs_of(name)]),
             "ray": str(self.meta.get("ray_version", "?")),
         }
+        filters = filters_in_checkpoint(self.checkpoint)
+        if filters:
+            facts["filters"] = filters_fact(filters, self.spec.freeze_filters)
         if not self.has_evaluation_runners and self.config.evaluation_config:
             facts["evaluation config"] = ("not used: no evaluation_interval, so Algorithm.evaluate() samples on the "
                                           "training EnvRunner with the main config (as evaluate does)")
@@ -296,7 +300,7 @@ class RllibKind(CheckpointKind):
     def _common(self, name: str, explore: bool) -> dict[str, Any]:
         return dict(checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs_of(name)[0],
                     device=self.spec.device, explore=explore, success_key=self.spec.success_key,
-                    step_timeout=self.spec.step_timeout)
+                    step_timeout=self.spec.step_timeout, freeze_filters=self.spec.freeze_filters)
 
     def _build_evaluate(self, explore: bool) -> InferencePath:
         if self.multi_agent:
@@ -353,6 +357,7 @@ class RllibKind(CheckpointKind):
     def _build_multi_agent_path(self, name: str, common: dict[str, Any]) -> InferencePath:
         common = {**common, "module_ids": self.module_ids, "view": self.module_id or None}
         del common["module_id"]
+        del common["freeze_filters"]  # refused up front (refuse_for_multi_agent)
         if name == "evaluate":
             from tui_eval.integrations.rllib.paths.multi_agent_evaluate import RllibMultiAgentEvaluatePath
 

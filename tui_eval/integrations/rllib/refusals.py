@@ -49,7 +49,9 @@ def refuse_for_multi_agent(spec) -> None:
               "Ray actors (or remote evaluation runners)", "leave out --workers / --ray-address"),
              (bool(spec.vs), "--vs", "a second checkpoint's paths", "compare the two checkpoints' runs one by one"),
              (bool(spec.custom_paths), "--path", "a user's own path factory", "leave out --path"),
-             (bool(spec.vs_env), "--vs-env", "the policy on a second env", "leave out --vs-env")]
+             (bool(spec.vs_env), "--vs-env", "the policy on a second env", "leave out --vs-env"),
+             (bool(getattr(spec, "freeze_filters", False)), "--freeze-filters", "MeanStdFilter frozen on both paths",
+              "leave out --freeze-filters")]
     for given, option, what, instead in found:
         if given:
             raise BadInput(f"multi-agent checkpoints run on paths evaluate and connectors in this process only: "

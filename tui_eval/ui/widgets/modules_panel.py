@@ -19,7 +19,9 @@ from tui_eval.summary import modules_summary
 from ..charts import finite_range, sparkline
 from .palette import path_style
 
-SPARK = 24  # episodes in each row's sparkline
+SPARK = 24  # episodes in each row's sparkline, at most
+#: columns the other cells take (module, path, eps, mean, 95% CI, verdict and the gaps), measured at their usual widths
+OTHER_COLUMNS = 62
 
 
 class ModulesPanel(Widget):
@@ -46,9 +48,14 @@ class ModulesPanel(Widget):
         self.part = modules_summary(meta, list(self.records), void)
         self.refresh(layout=True)
 
-    def _points(self, name: str, path: str) -> list[tuple[float, bool]]:
+    def _points(self, name: str, path: str, spark: int) -> list[tuple[float, bool]]:
         view = team_record if name == TEAM else (lambda r: r.for_module(name))
-        return [(view(r).ret, r.invalid) for r in self.records if r.path == path][-SPARK:]
+        return [(view(r).ret, r.invalid) for r in self.records if r.path == path][-spark:]
+
+    def spark_width(self) -> int:
+        """The sparkline's episodes: what the width leaves after the numbers (none below 6: 80 columns keep 18)."""
+        spark = min(SPARK, self.size.width - OTHER_COLUMNS) if self.size.width else SPARK
+        return spark if spark >= 6 else 0
 
     def render(self) -> Any:
         parts = dict(self.part.get("modules") or {})
@@ -58,9 +65,10 @@ class ModulesPanel(Widget):
         table = Table(box=None, padding=(0, 1), show_edge=False, expand=False,
                       title=f"per module (returns above: {'the team' if view == TEAM else 'module ' + view})",
                       title_justify="left", title_style="bold")
-        for column in ("module", "path", "eps", "mean", "95% CI", f"last {SPARK}", "verdict"):
+        spark = self.spark_width()
+        for column in ("module", "path", "eps", "mean", "95% CI", *([f"last {spark}"] if spark else []), "verdict"):
             table.add_column(column, no_wrap=True)
-        spark_points = {(n, p): self._points(n, p) for n, part in parts.items() if part for p in part["paths"]}
+        spark_points = {(n, p): self._points(n, p, spark) for n, part in parts.items() if part for p in part["paths"]}
         lo, hi = finite_range(spark_points.values())
         for name, part in parts.items():
             if not part:
@@ -68,9 +76,9 @@ class ModulesPanel(Widget):
             verdict = (part.get("comparison") or {}).get("verdict") or "—"
             for index, (path, p) in enumerate(part["paths"].items()):
                 style = path_style(self.paths, path) if path in self.paths else ""
+                bar_style = path_style(self.paths, path, bar=True) if path in self.paths else ""
+                bars = [sparkline(spark_points[(name, path)], spark, lo, hi, bar_style)] if spark else []
                 table.add_row(Text(name if index == 0 else "", style="bold"), Text(path, style=style),
-                              num(p["episodes"]), num(p["mean"], 2), interval(p["ci95"], 2),
-                              sparkline(spark_points[(name, path)], SPARK, lo, hi,
-                                        path_style(self.paths, path, bar=True) if path in self.paths else ""),
+                              num(p["episodes"]), num(p["mean"], 1), interval(p["ci95"], 1), *bars,
                               Text(verdict.upper() if index == 0 else "", style="bold"))
         return table

@@ -9,8 +9,10 @@ from typing import Any
 
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.integrations.rllib.paths import filters as rllib_filters
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
 from tui_eval.integrations.rllib.paths.fused import FusedPipelines, why_not_fusable
+from tui_eval.integrations.rllib.paths.fused_m2e import FusedModuleToEnv, why_not_fusable_module_to_env
 from tui_eval.integrations.rllib.paths.layout import connector_dir, module_dir
 from tui_eval.integrations.rllib.paths.runner_loop import RunnerLoop
 from tui_eval.paths.base import Emit, InferencePath, LiveParts
@@ -21,7 +23,11 @@ class RllibConnectorsPath(InferencePath):
     name = "connectors"
 
     def __init__(self, *, checkpoint: Path, module_id: str, recipe: EnvRecipe, num_envs: int, device: str,
-                 explore: bool, success_key: str | None, step_timeout: float | None, generic_connectors: bool = False):
+                 explore: bool, success_key: str | None, step_timeout: float | None, generic_connectors: bool = False,
+                 step_env_to_module: bool = False, freeze_filters: bool = False):
+        """`generic_connectors`: both pipelines step by step (RLlib's own pieces, the reference);
+        `step_env_to_module`: the env-to-module pipeline step by step even when it is the stock one (what a
+        checkpoint with a piece of its own there runs; for benchmarks and tests)."""
         import torch
         from ray.rllib.connectors.env_to_module import EnvToModulePipeline
         from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
@@ -37,21 +43,29 @@ class RllibConnectorsPath(InferencePath):
         self.env_to_module = EnvToModulePipeline.from_checkpoint(str(connector_dir(checkpoint, "env_to_module")))
         self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(connector_dir(checkpoint, "module_to_env")))
         _place_tensors_on(self.env_to_module, self.device)
+        frozen = rllib_filters.freeze_filters(self.env_to_module) if freeze_filters else 0
         self.relay = FeedRelay()
         relay = self.relay
         self.env: Any = recipe.make_vec(  # DictInfoToList: infos are a list, one dict per sub-env
 num_envs, wrappers=[lambda env: GuardedEnv(
             env, feed=relay, success_key=success_key, step_timeout=step_timeout)])
         self.num_envs = num_envs
-        reason = "--generic-connectors" if generic_connectors else why_not_fusable(
-            self.env_to_module, self.module_to_env, self.module, self.env.single_observation_space,
-            self.env.single_action_space)
+        action_space = self.env.single_action_space
+        reason = "--generic-connectors" if generic_connectors else "env-to-module step by step" \
+            if step_env_to_module else why_not_fusable(self.env_to_module, self.module_to_env, self.module,
+                                                       self.env.single_observation_space, action_space)
         self.fused: FusedPipelines | None = (
             None if reason else FusedPipelines(self.module, self.module_to_env, self.device))
-        mode = ("stock pipelines fused into batched calls" if self.fused
-                else f"pipelines run step by step ({reason})")
+        self.module_to_env_call: Any = self.module_to_env
+        mode = "stock pipelines fused into batched calls"
+        if not self.fused:
+            mode = f"pipelines run step by step ({reason})"
+            if not generic_connectors and why_not_fusable_module_to_env(self.module_to_env, action_space) is None:
+                self.module_to_env_call = FusedModuleToEnv(self.module_to_env)
+                mode = f"env-to-module run step by step ({reason}), stock module-to-env fused into batched calls"
         self.description = (f"RLModule + EnvToModule/ModuleToEnv from the checkpoint ({mode}), {num_envs} envs, "
-                            f"one batched forward per step, {self.device}, env {recipe.name}")
+                            f"one batched forward per step, {self.device}, env {recipe.name}"
+                            + (f", {frozen} filter(s) frozen at the checkpoint's statistics" if frozen else ""))
         self._t = 0
 
     def live_parts(self) -> LiveParts:
@@ -99,7 +113,7 @@ num_envs, wrappers=[lambda env: GuardedEnv(
     def _run_generic(self, feed: SeedFeed, emit: Emit) -> None:
         """SingleAgentEnvRunner's env loop, with both connector pipelines called on every step."""
         loop = RunnerLoop(env=self.env, module=self.module, env_to_module=self.env_to_module,
-                          module_to_env=self.module_to_env, record=self._record_from_episode)
+                          module_to_env=self.module_to_env_call, record=self._record_from_episode)
         loop.t = self._t
         try:
             loop.run(feed, emit, self.explore)

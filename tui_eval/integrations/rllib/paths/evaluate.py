@@ -34,6 +34,7 @@ from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KE
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
 from tui_eval.integrations.rllib.paths.eval_runners import RunnerWatch
+from tui_eval.integrations.rllib.paths.filters import freeze_runner_filters
 from tui_eval.integrations.rllib.paths.seed_dispenser import DispenserFeed, DispenserPump
 from tui_eval.local_ray import ensure_ray
 from tui_eval.paths.activity import envs_activity
@@ -100,7 +101,8 @@ class RllibEvaluatePath(InferencePath):
 
     def __init__(self, *, checkpoint: Path, config, algo_class, module_id: str, recipe: EnvRecipe, num_envs: int,
                  device: str, explore: bool, success_key: str | None, step_timeout: float | None,
-                 use_evaluation_config: bool = True, workers: int = 0, gpus_per_runner: float = 0.0):
+                 use_evaluation_config: bool = True, workers: int = 0, gpus_per_runner: float = 0.0,
+                 freeze_filters: bool = False):
         from ray.tune.registry import register_env
 
         ensure_ray()
@@ -133,15 +135,41 @@ class RllibEvaluatePath(InferencePath):
         if workers:  # a runner that dies is reported by the path, with its seeds; not as RLlib's traceback too
             logging.getLogger("ray.rllib.utils.actor_manager").setLevel(logging.CRITICAL)
         self._sync_like_evaluate()
+        self.freeze_filters = freeze_filters
+        if freeze_filters or not use_evaluation_config:
+            self._connector_states_from_training_runner()
+        frozen = self._freeze_filters()
         where = f"{workers} remote evaluation EnvRunners" if workers else "a local evaluation EnvRunner"
         self.description = (f"Algorithm.from_checkpoint + Algorithm.evaluate() (evaluation config as RLlib merges "
-                            f"it) on {where}, {num_envs} envs each, env {recipe.name}")
+                            f"it) on {where}, {num_envs} envs each, env {recipe.name}"
+                            + (f", {frozen} filter(s) frozen at the checkpoint's statistics" if frozen else ""))
         self.watch = None if self.pump is None else RunnerWatch(self.algo, self.pump, workers, self._runner_back)
         self.placement = self._runner_placement()
 
     def _runner_back(self) -> None:
         self.set_explore(self.explore)  # a restarted runner has the config it was built with
+        self._freeze_filters()
         self.placement = self._runner_placement()
+
+    def _connector_states_from_training_runner(self) -> None:
+        """The local evaluation runner's env-to-module state (MeanStdFilter's statistics) set to the training
+        runner's, the checkpoint's. RLlib syncs connector states into remote evaluation runners at every
+        evaluate() call, never into a local one (ray 2.60: sync_env_runner_states returns early without remote
+        runners), whose filter would start from no statistics at all; the user's evaluate() without evaluation
+        runners samples on the training runner itself, with the checkpoint's; a deployment normalises with them."""
+        local = self.algo.eval_env_runner_group.local_env_runner
+        if self.workers or local is None or getattr(self.algo, "env_runner", None) is None:
+            return
+        local._env_to_module.set_state(self.algo.env_runner._env_to_module.get_state())
+
+    def _freeze_filters(self) -> int:
+        """--freeze-filters: the evaluation runners' MeanStdFilter stops updating (each evaluate() call still sets
+        it to the training runner's statistics, the checkpoint's, which then stay); filters per runner."""
+        if not self.freeze_filters:
+            return 0
+        counts = self.algo.eval_env_runner_group.foreach_env_runner(freeze_runner_filters,
+                                                                    local_env_runner=not self.workers)
+        return max(counts, default=0)
 
     def _sync_like_evaluate(self) -> None:
         """The restored evaluation runner holds the weights and connector states of its last evaluation, not

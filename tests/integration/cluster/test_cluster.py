@@ -1,0 +1,138 @@
+"""A run spread over Ray (`--workers`): a local Ray with real actors, no mocks. One Ray session serves
+the module (ray.init costs seconds here); each test's engine kills its own actors when it closes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections import Counter
+
+import pytest
+
+from tests.support.common import CARTPOLE, ROOT, cli, wait_until
+from tests.support.engines import by_seed, plan_for, run_to_end
+from tui_eval.events import PathFailed, StateChanged
+from tui_eval.session import start_engine
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    from tui_eval.local_ray import ensure_ray, stop_ray
+
+    ensure_ray(num_cpus=4)  # two paths x two workers
+    yield
+    stop_ray()
+
+
+def _once_each(records, path: str, seeds: range) -> None:
+    counts = Counter(r.seed for r in records if r.path == path)
+    assert sorted(counts) == list(seeds), f"{path}: seeds missing or extra"
+    assert set(counts.values()) == {1}, f"{path}: a seed recorded twice: {counts.most_common(3)}"
+
+
+def test_two_workers_run_every_seed_once_with_the_returns_of_one_process(tmp_path):
+    args = ("--paths", "connectors", "--seeds", "0:24", "--num-envs", "4")
+    _, alone = run_to_end(CARTPOLE, *args, log=tmp_path / "one.sqlite")
+    engine = start_engine(plan_for(CARTPOLE, *args, "--workers", "2", log=tmp_path / "two.sqlite"))
+    path = engine.paths["connectors"]
+    assert len(path.placement) == 2 and all(" pid " in where for where in path.placement)
+    # the actors run this checkout's code, not another installed copy
+    assert all(slot.info["package"].startswith(str(ROOT)) for slot in path._slots)
+    # a frame view says why the workers' envs show nothing, rather than waiting for frames that never come
+    assert "Ray workers" in (engine.frames.view(["connectors"]).panes[0].problem or "")
+    engine.start()
+    try:
+        assert engine.wait(120)
+    finally:
+        engine.close()
+    records = engine.log.records()
+    _once_each(records, "connectors", range(24))
+    assert by_seed(records, "connectors") == by_seed(alone, "connectors")
+
+
+def test_a_killed_worker_is_replaced_and_its_seeds_run_again_exactly_once(tmp_path):
+    engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--seeds", "0:40", "--num-envs", "2",
+                                   "--workers", "2", log=tmp_path / "run.sqlite"))
+    failures: list[PathFailed] = []
+    engine.subscribe(lambda e: failures.append(e) if isinstance(e, PathFailed) else None)
+    victim = engine.paths["connectors"]._slots[0].info["pid"]
+    import ray
+
+    # the pid as Ray's own state knows it (the GCS actor table), not only as the actor said
+    alive = {a["Pid"] for a in ray._private.state.actors().values() if a["State"] == "ALIVE"}
+    assert victim in alive
+    engine.start()
+    try:
+        wait_until(lambda: engine.log.count() >= 3, timeout=60)
+        os.kill(victim, signal.SIGKILL)
+        assert engine.wait(180)
+    finally:
+        engine.close()
+    _once_each(engine.log.records(), "connectors", range(40))
+    assert len(failures) == 1 and not failures[0].gave_up and "died" in failures[0].message
+    assert str(victim) in failures[0].message
+
+
+def test_no_episode_starts_once_the_pause_is_shown(tmp_path):
+    stamps = tmp_path / "resets.txt"
+    engine = start_engine(plan_for(
+        CARTPOLE, "--paths", "connectors", "--seeds", "0:", "--num-envs", "2", "--workers", "2",
+        "--env", "tests.support.cluster_envs:StampedCartPole-v1", "--env-config", f'{{"stamp_file": "{stamps}"}}',
+        log=tmp_path / "run.sqlite"))
+    engine.episodes = None  # as the live app: until stopped
+    shown: list[float] = []
+    engine.subscribe(lambda e: shown.append(time.time()) if e == StateChanged("paused") else None)
+    engine.start()
+    try:
+        wait_until(lambda: engine.log.count() >= 4, timeout=60)
+        started = time.monotonic()
+        engine.pause()
+        assert shown and time.monotonic() - started < 0.1  # the paused state within the latency target
+        wait_until(lambda: not engine.in_flight(), timeout=30)  # episodes in flight finish and are recorded
+        time.sleep(1.0)
+        settled = engine.log.count()
+        resets = [tuple(map(float, line.split())) for line in stamps.read_text().splitlines()]
+        late = [seed for seed, at in resets if at > shown[0]]
+        assert not late, f"episodes started after the pause was shown: seeds {late}"
+        recorded = {r.seed for r in engine.log.records()}
+        assert recorded == {int(seed) for seed, _ in resets}  # every started episode was recorded
+        time.sleep(0.5)
+        assert engine.log.count() == settled
+        engine.resume()
+        wait_until(lambda: engine.log.count() >= settled + 2, timeout=60)
+    finally:
+        engine.stop()
+        engine.wait(60)
+        engine.close()
+    seeds = sorted(r.seed for r in engine.log.records())
+    assert len(seeds) == len(set(seeds))
+
+
+def test_evaluate_on_two_evaluation_runners_matches_connectors_exactly(tmp_path):
+    engine, records = run_to_end(CARTPOLE, "--seeds", "0:12", "--explore", "evaluate=off", "--workers", "2",
+                                 "--num-envs", "2", log=tmp_path / "run.sqlite")
+    assert len(engine.paths["evaluate"].placement) == 2  # two remote evaluation runners
+    _once_each(records, "evaluate", range(12))
+    _once_each(records, "connectors", range(12))
+    assert by_seed(records, "evaluate") == by_seed(records, "connectors")
+
+
+def test_resume_keeps_the_cluster_settings(tmp_path):
+    from tui_eval.runtime.resume import spec_from_meta
+
+    plan = plan_for(CARTPOLE, "--workers", "3", log=tmp_path / "run.sqlite")
+    spec = spec_from_meta({"spec": plan.spec.to_json()}, tmp_path / "run.sqlite")
+    assert (spec.workers, spec.ray_address) == (3, None)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--workers", "0"], "--workers must be 1 or more"),
+    (["--workers", "2", "--ray-address", "127.0.0.1:9"], "cannot reach Ray at 127.0.0.1:9"),
+    (["--workers", "2", "--ray-address", "nonsense"], "--ray-address expects auto, HOST:PORT"),
+])
+def test_bad_cluster_input_is_one_line_and_exit_2(tmp_path, args, says):
+    done = cli(CARTPOLE, "--headless", *args, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert says in lines[-1] and "Traceback" not in done.stderr

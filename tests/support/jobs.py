@@ -1,0 +1,65 @@
+"""The session's slow preparations, as background jobs (tests/support/prefetch.py), each with the test
+files that need it: a job starts only when one of them is collected."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from tests.support.common import ROOT, SUPPORT
+from tests.support.prefetch import Job, plain_env
+from tests.support.user_checkpoints import PROJECT_SOURCE
+
+
+def _tool(name: str) -> str:
+    """The tool installed next to this interpreter (the venv's), else the one on PATH."""
+    local = Path(sys.executable).parent / name
+    return str(local) if local.exists() else (shutil.which(name) or name)
+
+
+def _mypy(folder: Path):
+    # no cache: writing one (torch and ray included) costs several times a run without (measured)
+    argv = [_tool("mypy"), "--no-incremental", "--cache-dir", os.devnull]
+    return argv, ROOT, {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                                                 os.environ.get("PYTHONPATH")]))}
+
+
+def _doctor(folder: Path):
+    return [sys.executable, str(SUPPORT / "doctor_checkpoints.py"), str(folder)], folder, plain_env()
+
+
+def _user(folder: Path):
+    project = folder / "project"
+    if not project.exists():
+        shutil.copytree(PROJECT_SOURCE, project)
+    return [sys.executable, "train_user_checkpoints.py", str(folder / "checkpoints")], project, plain_env()
+
+
+def _zoo(folder: Path):
+    from tests.support.zoo_checkpoints import ALGORITHMS, EXTRA, OFFLINE  # imports ray: only when it runs
+
+    return [sys.executable, "-m", "tests.support.zoo_checkpoints", str(folder), *ALGORITHMS, *EXTRA, *OFFLINE], \
+        ROOT, dict(os.environ)
+
+
+def _connectors(folder: Path):
+    return [sys.executable, "-m", "tests.support.zoo_connectors", str(folder)], ROOT, dict(os.environ)
+
+
+MYPY = Job("mypy", _mypy)
+DOCTOR = Job("doctor_checkpoints", _doctor)
+USER = Job("user_checkpoints", _user)
+ZOO = Job("zoo_checkpoints", _zoo)
+CONNECTORS = Job("zoo_connectors", _connectors)
+
+#: in the order they run; with the test ids (or their prefixes: files) whose collection starts them
+WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
+    (MYPY, ("tests/health/test_code_health.py::test_mypy_is_clean",)),
+    (DOCTOR, ("tests/integration/doctor/test_doctor.py",)),
+    (USER, ("tests/integration/rllib/test_user_checkpoints.py",)),
+    (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent.py")),
+    (CONNECTORS, ("tests/integration/rllib/test_rllib_connector_matrix.py",
+                  "tests/integration/doctor/test_doctor_probes.py::test_an_rllib_lstm")),
+]

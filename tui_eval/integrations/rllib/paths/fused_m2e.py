@@ -1,0 +1,162 @@
+"""RLlib's stock module-to-env pipeline applied to the whole batch at once, for the step-by-step loop.
+
+When a checkpoint's env-to-module pipeline holds a piece of its own (PrevActionsPrevRewards, MeanStdFilter,
+FlattenObservations, a user's class), the env-to-module pipeline runs step by step on the episodes; its
+module-to-env pipeline is often RLlib's stock one (GetActions, TensorToNumpy, UnBatchToIndividualItems,
+RemoveSingleTsTimeRankFromBatch, NormalizeAndClipActions, ListifyDataForVectorEnv). Those pieces do
+generic per-item work (tree walks, a deep copy of the actions, one unsquash call per env) that costs more
+than the forward pass. `FusedModuleToEnv` returns what that pipeline returns, column by column and row
+by row, from the same RLlib calls on the batch: the action distribution (`from_logits`, `to_deterministic`,
+`sample`, `logp`), `convert_to_numpy`, `unbatch`, the time rank squeezed off each item as the piece does,
+`unsquash_action` / `clip_action` on the stacked actions (elementwise: the same numbers as per item).
+Anything it does not know (another piece, another order, a structured action space, a batch without the
+memorized single-agent row order) runs the real pipeline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+STOCK_ORDER = ("GetActions", "TensorToNumpy", "UnBatchToIndividualItems", "RemoveSingleTsTimeRankFromBatch",
+               "NormalizeAndClipActions", "ListifyDataForVectorEnv")
+#: action spaces whose actions are one array per env (the pipeline's per-item work then has one leaf)
+ARRAY_ACTIONS = ("Box", "Discrete", "MultiDiscrete", "MultiBinary")
+
+
+def why_not_fusable_module_to_env(module_to_env, action_space) -> str | None:
+    """None when `FusedModuleToEnv` stands for this pipeline; else why not, in a few words."""
+    names = tuple(type(c).__name__ for c in module_to_env.connectors)
+    if names != STOCK_ORDER:
+        extra = [n for n in names if n not in STOCK_ORDER]
+        return f"module-to-env connector {extra[0]}" if extra else "module-to-env pieces in another order"
+    if type(action_space).__name__ not in ARRAY_ACTIONS:
+        return f"{type(action_space).__name__} actions"
+    return None
+
+
+class FusedModuleToEnv:
+    """Called as the module-to-env pipeline is (keyword arguments), returns what it returns."""
+
+    def __init__(self, module_to_env) -> None:
+        from ray.rllib.utils.spaces.space_utils import get_base_struct_from_space
+
+        self.pipeline = module_to_env
+        normalize = module_to_env.connectors[STOCK_ORDER.index("NormalizeAndClipActions")]
+        self.normalize_actions, self.clip_actions = bool(normalize.normalize_actions), bool(normalize.clip_actions)
+        # the action space as that connector sees it, as it computes it
+        self.action_struct = normalize._action_space_struct or get_base_struct_from_space(
+            normalize.input_action_space)
+
+    def __call__(self, *, rl_module, batch: dict[str, Any], episodes, explore: bool, shared_data: dict,
+                 **kwargs) -> dict[str, Any]:
+        if not isinstance(shared_data.get("memorized_map_structure"), list):  # rows not in RLlib's known order
+            return self.pipeline(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
+                                 shared_data=shared_data, **kwargs)
+        from ray.rllib.core.columns import Columns
+
+        _get_actions(batch, rl_module, explore)  # GetActions
+        batch = to_numpy(batch)  # TensorToNumpy
+        squeeze = bool(shared_data.get("_added_single_ts_time_rank")) and rl_module.is_stateful()
+        out: dict[str, Any] = {}
+        for column, data in batch.items():  # UnBatchToIndividualItems, RemoveSingleTsTimeRankFromBatch
+            rows = _unbatch(data)
+            if squeeze and column != Columns.STATE_OUT:
+                rows = [_squeeze_first(row) for row in rows]
+            out[column] = rows
+        actions = np.stack(out[Columns.ACTIONS])  # ListifyDataForVectorEnv batches the actions for the env
+        out[Columns.ACTIONS] = actions
+        if self.normalize_actions or self.clip_actions:  # NormalizeAndClipActions
+            from ray.rllib.utils.spaces.space_utils import clip_action, unsquash_action
+
+            change = unsquash_action if self.normalize_actions else clip_action
+            out[Columns.ACTIONS_FOR_ENV] = change(actions.copy(), self.action_struct)
+        return out
+
+
+def _get_actions(batch: dict[str, Any], module, explore: bool) -> None:
+    """GetActions on one module's batch: actions (and their logp) from the action distribution inputs."""
+    from ray.rllib.core.columns import Columns
+
+    if Columns.ACTIONS in batch or Columns.ACTION_DIST_INPUTS not in batch:
+        return
+    dist_class = module.get_exploration_action_dist_cls() if explore else module.get_inference_action_dist_cls()
+    inputs = batch[Columns.ACTION_DIST_INPUTS]
+    dist = None if explore else _deterministic(dist_class, inputs)
+    if dist is None:
+        dist = dist_class.from_logits(inputs)
+        if not explore:
+            dist = dist.to_deterministic()
+    actions = dist.sample()
+    batch[Columns.ACTIONS] = actions
+    if Columns.ACTION_LOGP not in batch:
+        batch[Columns.ACTION_LOGP] = dist.logp(actions)
+
+
+def _deterministic(dist_class, inputs):
+    """`dist_class.from_logits(inputs).to_deterministic()` for RLlib's own categorical and diagonal Gaussian,
+    without building the torch distribution first (its logits normalisation is not used by it); None for
+    any other class."""
+    import torch
+    from ray.rllib.core.distribution.torch.torch_distribution import (
+        TorchCategorical,
+        TorchDeterministic,
+        TorchDiagGaussian,
+    )
+
+    if dist_class is TorchCategorical:  # to_deterministic: argmax of the logits as given
+        return TorchDeterministic(loc=torch.argmax(inputs, dim=-1))
+    if dist_class is TorchDiagGaussian:  # from_logits' loc: the first half of the inputs
+        return TorchDeterministic(loc=inputs.chunk(2, dim=-1)[0])
+    return None
+
+
+def to_numpy(batch: dict[str, Any]) -> dict[str, Any]:
+    """RLlib's `convert_to_numpy(batch)` (TensorToNumpy), its per-leaf tree walk short-cut for columns that
+    are one tensor: the same `.detach().cpu().numpy()`, `.item()` of a 0-d one, and the same narrowing of
+    floats to float32 and signed integers to int32."""
+    import torch
+    from ray.rllib.utils.numpy import convert_to_numpy
+
+    out = {}
+    for column, value in batch.items():
+        if type(value) is not torch.Tensor:
+            out[column] = convert_to_numpy(value)
+        elif value.dim() == 0:
+            out[column] = value.cpu().item()
+        else:
+            array = value.detach().cpu().numpy()
+            target = _NARROWED.get(array.dtype)
+            if target is None:
+                target = _NARROWED[array.dtype] = _narrowed(array.dtype)
+            out[column] = array.astype(target) if target is not False else array
+    return out
+
+
+_NARROWED: dict = {}
+
+
+def _narrowed(dtype):
+    """convert_to_numpy's reduce_type rule for one dtype: the dtype it casts to, or False for none."""
+    if np.issubdtype(dtype, np.floating):
+        return np.float32
+    if np.issubdtype(dtype, int):
+        return np.int32
+    return False
+
+
+def _unbatch(data):
+    if isinstance(data, np.ndarray):
+        return list(data)  # what RLlib's unbatch gives for one array: its rows, in order
+    from ray.rllib.utils.spaces.space_utils import unbatch
+
+    return unbatch(data)
+
+
+def _squeeze_first(item):
+    if isinstance(item, np.ndarray):
+        return np.squeeze(item, axis=0)
+    import tree
+
+    return tree.map_structure(lambda s: np.squeeze(s, axis=0), item)
