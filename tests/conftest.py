@@ -50,9 +50,10 @@ def prefetcher(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def zoo(prefetcher, tmp_path_factory):
-    """The connector zoo (tests/support/zoo_connectors.py): tiny real PPO checkpoints, one per connector piece,
-    space and module kind, trained once per session in the background; shared by the matrix and the doctor."""
+def connector_zoo(prefetcher, tmp_path_factory):
+    """The connector zoo (tests/support/zoo_connectors.py; `zoo` is the algorithm zoo): tiny real PPO
+    checkpoints, one per connector piece, space and module kind, trained once per session in the background;
+    shared by the connector matrix and the doctor's LSTM tests."""
     from tests.support.jobs import CONNECTORS
 
     proc, out = prefetcher.wait(CONNECTORS, tmp_path_factory.mktemp("zoo"))

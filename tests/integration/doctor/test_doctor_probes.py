@@ -175,10 +175,11 @@ def test_an_rsl_rl_export_loop_without_the_env_cfgs_clip_actions_is_named(tmp_pa
 RLLIB_LOOPS = SUPPORT / "doctor_loops.py"
 
 
-def test_an_rllib_lstm_loop_that_never_resets_its_state_between_episodes_is_named(zoo, tmp_path):
+def test_an_rllib_lstm_loop_that_never_resets_its_state_between_episodes_is_named(connector_zoo, tmp_path):
     """The LSTM checkpoint's connectors vs a user loop carrying the last episode's state into the next: a few
     episodes first (discrete actions shrug off a small state error), then the replay of the first that differs."""
-    d = diagnose(zoo / "lstm", tmp_path, "--episodes", "4", "--paths", "connectors,lstm_carried_over", "--path",
+    d = diagnose(connector_zoo / "lstm", tmp_path, "--episodes", "4", "--paths", "connectors,lstm_carried_over",
+                 "--path",
                  f"lstm_carried_over={RLLIB_LOOPS}:lstm_carried_over")
     top = d.findings[0]
     assert top.cause.startswith("`lstm_carried_over` carries its recurrent state over from one episode to the next")
@@ -186,7 +187,7 @@ def test_an_rllib_lstm_loop_that_never_resets_its_state_between_episodes_is_name
     assert d.seed != min(d.batch["connectors"])  # not the first episode: the state came from an earlier one
 
 
-def test_an_rllib_lstm_path_reruns_its_own_episode_step_by_step(zoo, tmp_path):
+def test_an_rllib_lstm_path_reruns_its_own_episode_step_by_step(connector_zoo, tmp_path):
     """The doctor's stepper for a built-in recurrent path (its module's state carried in an episode of its own)
     gives back the actions the path's replay sent, step by step, from the episode's start or after its history."""
     from tui_eval.doctor.replay import replay
@@ -194,7 +195,7 @@ def test_an_rllib_lstm_path_reruns_its_own_episode_step_by_step(zoo, tmp_path):
     from tui_eval.doctor.static_diff import probe
     from tui_eval.session import start_engine
 
-    plan = plan_for(zoo / "lstm", "--episodes", "1", "--paths", "connectors", log=tmp_path / "run.sqlite")
+    plan = plan_for(connector_zoo / "lstm", "--episodes", "1", "--paths", "connectors", log=tmp_path / "run.sqlite")
     engine = start_engine(plan)
     try:
         pr = probe(engine.paths["connectors"], plan.kind)

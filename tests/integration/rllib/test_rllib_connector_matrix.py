@@ -24,8 +24,9 @@ MATRIX = {
 
 
 @pytest.mark.parametrize("name", list(MATRIX))
-def test_explore_off_gives_the_same_return_per_seed_on_both_paths(zoo, name, tmp_path):
-    engine, records = run_to_end(zoo / name, *SEEDS, "--explore", "evaluate=off", "--explore", "connectors=off",
+def test_explore_off_gives_the_same_return_per_seed_on_both_paths(connector_zoo, name, tmp_path):
+    engine, records = run_to_end(connector_zoo / name, *SEEDS, "--explore", "evaluate=off", "--explore",
+                                 "connectors=off",
                                  log=tmp_path / "run.sqlite")
     assert MATRIX[name] in engine.paths["connectors"].description
     evaluate, connectors = by_seed(records, "evaluate"), by_seed(records, "connectors")
@@ -36,17 +37,17 @@ def test_explore_off_gives_the_same_return_per_seed_on_both_paths(zoo, name, tmp
         assert min(connectors.values()) > 20, connectors
 
 
-def test_a_checkpoint_that_cannot_match_per_seed_runs_every_seed(zoo, tmp_path):
+def test_a_checkpoint_that_cannot_match_per_seed_runs_every_seed(connector_zoo, tmp_path):
     """RLlib's CartPoleWithDictObservationSpace + FlattenObservations: its observation holds an unseeded
     np.random draw, so returns are not a function of the seed. Both run every seed."""
     name = "dict_flatten"
-    _, records = run_to_end(zoo / name, *SEEDS, "--explore", "evaluate=off", log=tmp_path / "run.sqlite")
+    _, records = run_to_end(connector_zoo / name, *SEEDS, "--explore", "evaluate=off", log=tmp_path / "run.sqlite")
     for path in ("evaluate", "connectors"):
         assert sorted(by_seed(records, path)) == list(range(40, 46)), path
     assert not any(r.invalid for r in records)
 
 
-def test_fused_state_pieces_equal_the_pipelines(zoo, tmp_path):
+def test_fused_state_pieces_equal_the_pipelines(connector_zoo, tmp_path):
     """A recurrent module with the stock pipelines: the batched state equals RLlib's pieces, seed by seed.
     Explore on, from the same torch seed: both draw one categorical sample per step from the same logits,
     so a state row off anywhere changes the draws (greedy, this tiny policy pushes one way throughout)."""
@@ -55,8 +56,8 @@ def test_fused_state_pieces_equal_the_pipelines(zoo, tmp_path):
     results = {}
     for flags in ((), ("--generic-connectors",)):
         torch.manual_seed(7)
-        engine, records = run_to_end(zoo / "lstm", "--paths", "connectors", "--seeds", "60:72", "--episodes", "12",
-                                     "--num-envs", "5", "--explore", "connectors=on", *flags,
+        engine, records = run_to_end(connector_zoo / "lstm", "--paths", "connectors", "--seeds", "60:72",
+                                     "--episodes", "12", "--num-envs", "5", "--explore", "connectors=on", *flags,
                                      log=tmp_path / f"run{len(flags)}.sqlite")
         assert ("fused" in engine.paths["connectors"].description) == (not flags)
         results[flags] = {r.seed: (r.ret, r.length) for r in records}
@@ -66,8 +67,8 @@ def test_fused_state_pieces_equal_the_pipelines(zoo, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["prev_ap_lstm", "tuple_obs_dict_act"])
-def test_explore_on_runs_on_both_paths(zoo, name, tmp_path):
-    _, records = run_to_end(zoo / name, *SEEDS, "--explore", "evaluate=on", "--explore", "connectors=on",
+def test_explore_on_runs_on_both_paths(connector_zoo, name, tmp_path):
+    _, records = run_to_end(connector_zoo / name, *SEEDS, "--explore", "evaluate=on", "--explore", "connectors=on",
                                  log=tmp_path / "run.sqlite")
     for path in ("evaluate", "connectors"):
         mine = [r for r in records if r.path == path]
@@ -85,23 +86,23 @@ def _filter_pushes(pipeline) -> list[int]:
     return pushes
 
 
-def test_mean_std_filter_updating_or_frozen_gives_the_same_returns_per_seed_on_both_paths(zoo, tmp_path):
+def test_mean_std_filter_updating_or_frozen_gives_the_same_returns_per_seed_on_both_paths(connector_zoo, tmp_path):
     """A policy whose pushes hang on the filter's output (tests/support/zoo_connectors.py `_balance`): updating (the
     library default) and frozen at the checkpoint's statistics (--freeze-filters, as deployed) give other
     returns, and each is identical seed by seed on both paths; a frozen filter folds in no observation."""
     from ray.rllib.connectors.env_to_module import EnvToModulePipeline
 
-    saved = _filter_pushes(EnvToModulePipeline.from_checkpoint(str(zoo / "meanstd" / "env_runner" /
+    saved = _filter_pushes(EnvToModulePipeline.from_checkpoint(str(connector_zoo / "meanstd" / "env_runner" /
                                                                    "env_to_module_connector")))
     assert saved and min(saved) > 0
     results = {}
     for flags in ((), ("--freeze-filters",)):
-        engine, records = run_to_end(zoo / "meanstd", *SEEDS, "--explore", "evaluate=off", *flags,
+        engine, records = run_to_end(connector_zoo / "meanstd", *SEEDS, "--explore", "evaluate=off", *flags,
                                      log=tmp_path / f"run{len(flags)}.sqlite")
         evaluate, connectors = by_seed(records, "evaluate"), by_seed(records, "connectors")
         assert sorted(evaluate) == list(range(40, 46)) and connectors == evaluate, flags
         assert len(set(evaluate.values())) > 2  # the policy reacts to what the filter makes of each observation
-        facts = plan_for(zoo / "meanstd", *SEEDS, *flags, log=tmp_path / f"plan{len(flags)}.sqlite").facts
+        facts = plan_for(connector_zoo / "meanstd", *SEEDS, *flags, log=tmp_path / f"plan{len(flags)}.sqlite").facts
         assert ("frozen at the checkpoint's statistics" in facts["filters"]) == bool(flags), facts
         pushes = _filter_pushes(engine.paths["connectors"].env_to_module)
         assert (pushes == saved) == bool(flags), (pushes, saved)
