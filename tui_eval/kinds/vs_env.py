@@ -11,11 +11,9 @@ the checkpoint's env_config is kept and updated.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
-from tui_eval.integrations.base import CheckpointKind, PathEntry
-from tui_eval.paths.base import InferencePath
+from tui_eval.integrations.base import CheckpointKind, borrowed_entry
 from tui_eval.spec import BadInput, RunSpec
 
 SUFFIX = "@vs-env"
@@ -38,7 +36,7 @@ def attach_vs_env(kind: Any, spec: RunSpec) -> CheckpointKind:
     bases = list(kind.own_path_names)
     names = {f"{p}{SUFFIX}": p for p in bases}
     for name, base in names.items():
-        kind.catalog.add(_vs_env_entry(other, name, base, env_label(spec)))
+        kind.catalog.add(borrowed_entry(other, base, name, f"on --vs-env {env_label(spec)}"))
     kind.vs_env_kind = other
     if not spec.paths:
         first = kind.default_paths[1]
@@ -49,16 +47,3 @@ def attach_vs_env(kind: Any, spec: RunSpec) -> CheckpointKind:
                            f"the kind's own paths ({', '.join(bases)}); name it as P{SUFFIX} in --paths")
         spec.paths = [*spec.paths, f"{spec.paths[0]}{SUFFIX}"]
     return kind
-
-
-def _vs_env_entry(other: CheckpointKind, name: str, base: str, label: str) -> PathEntry:
-    """Path `name`: the other-env kind's path `base`, labelled as running on the second env."""
-    entry = other.catalog[base]
-
-    def build(explore: bool) -> InferencePath:
-        path: Any = entry.build(explore)
-        path.name, path.vs_kind, path.vs_base = name, other, base
-        path.description = f"{path.description} (on --vs-env {label})"
-        return path
-
-    return replace(entry, name=name, build=build)
