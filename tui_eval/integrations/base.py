@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,20 @@ class PathEntry:
     envs: Callable[[], tuple[int, str]] | None = None
     #: the path spreads over Ray its own library's way under `--workers` (else tui-eval's actors run it)
     scales_itself: bool = False
+
+
+def borrowed_entry(owner: CheckpointKind, base: str, name: str, where: str, explore_note: str = "") -> PathEntry:
+    """`owner`'s path `base` as path `name` of another kind's catalog (`--vs`, `--vs-env`): the built path
+    carries its name, its owner and base, and says `where` it comes from."""
+    entry = owner.catalog[base]
+
+    def build(explore: bool) -> InferencePath:
+        path: Any = entry.build(explore)
+        path.name, path.vs_kind, path.vs_base = name, owner, base
+        path.description = f"{path.description} ({where})"
+        return path
+
+    return replace(entry, name=name, build=build, explore_source=entry.explore_source + explore_note)
 
 
 class PathCatalog:

@@ -13,8 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from tui_eval.errors import first_line
-from tui_eval.integrations.base import CheckpointKind, PathEntry
-from tui_eval.paths.base import InferencePath
+from tui_eval.integrations.base import CheckpointKind, PathEntry, borrowed_entry
 from tui_eval.paths.custom import CustomPath, CustomSpec
 from tui_eval.spec import BadInput, RunSpec
 
@@ -52,15 +51,7 @@ def _vs_entries(kind: CheckpointKind, spec: RunSpec, load_kind: KindLoader) -> t
                        "compare checkpoints of the same kind")
 
     def vs_entry(name: str, base: str) -> PathEntry:
-        entry = other.catalog[base]
-
-        def build(explore: bool) -> InferencePath:
-            path: Any = entry.build(explore)
-            path.name, path.vs_kind, path.vs_base = name, other, base
-            path.description = f"{path.description} (of --vs {other.checkpoint})"
-            return path
-
-        return replace(entry, name=name, build=build, explore_source=f"{entry.explore_source}, of --vs")
+        return borrowed_entry(other, base, name, f"of --vs {other.checkpoint}", ", of --vs")
 
     entries = [vs_entry(VS, other.default_paths[1])]
     entries += [vs_entry(f"{base}@{VS}", base) for base in other.own_path_names]

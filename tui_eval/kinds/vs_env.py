@@ -15,7 +15,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from tui_eval.integrations.base import CheckpointKind, PathEntry
+from tui_eval.integrations.base import CheckpointKind, PathEntry, borrowed_entry
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import BadInput, RunSpec
 
@@ -39,7 +39,7 @@ def attach_vs_env(kind: Any, spec: RunSpec) -> CheckpointKind:
     bases = list(kind.own_path_names)
     names = {f"{p}{SUFFIX}": p for p in bases}
     for name, base in names.items():
-        kind.catalog.add(_vs_env_entry(other, name, base, env_label(spec)))
+        kind.catalog.add(borrowed_entry(other, base, name, f"on --vs-env {env_label(spec)}"))
     customs = getattr(kind, "custom_factories", {})
     for name, (custom, factory) in customs.items():
         kind.catalog.add(_custom_vs_env_entry(kind, other, name, custom, factory, env_label(spec)))
@@ -53,19 +53,6 @@ def attach_vs_env(kind: Any, spec: RunSpec) -> CheckpointKind:
                            f"the run's paths ({', '.join((*bases, *customs))}); name it as P{SUFFIX} in --paths")
         spec.paths = [*spec.paths, f"{spec.paths[0]}{SUFFIX}"]
     return kind
-
-
-def _vs_env_entry(other: CheckpointKind, name: str, base: str, label: str) -> PathEntry:
-    """Path `name`: the other-env kind's path `base`, labelled as running on the second env."""
-    entry = other.catalog[base]
-
-    def build(explore: bool) -> InferencePath:
-        path: Any = entry.build(explore)
-        path.name, path.vs_kind, path.vs_base = name, other, base
-        path.description = f"{path.description} (on --vs-env {label})"
-        return path
-
-    return replace(entry, name=name, build=build)
 
 
 def _custom_vs_env_entry(kind: CheckpointKind, other: CheckpointKind, base: str, custom: Any, factory: Any,
