@@ -6,7 +6,7 @@ from __future__ import annotations
 import gymnasium as gym
 from ray.rllib.examples.envs.classes.cartpole_with_dict_observation_space import CartPoleWithDictObservationSpace
 
-from tests.support import fault_envs  # noqa: F401  (registers UnseededCartPole-v0)
+from tests.support import fault_envs  # registers UnseededCartPole-v0 and the fault envs
 from tests.support.common import CARTPOLE
 from tests.support.engines import plan_for, run_to_end
 from tui_eval.env_seeding import NOT_CHECKED, check_seed_repeat
@@ -45,7 +45,12 @@ def test_a_simulator_that_hangs_is_not_judged_and_does_not_hold_the_run(monkeypa
     import tui_eval.env_seeding as env_seeding
 
     monkeypatch.setattr(env_seeding, "PROBE_SECONDS", 1.0)
-    # FreezingCartPole freezes at step 5 on seeds divisible by 3; the probe seed is one of them
+    # FreezingCartPole freezes at step 5 on seeds divisible by 3 (the probe seed is one) until RELEASE_FROZEN,
+    # which tests of frozen worlds set at their end: clear it for this one, set it again after
     assert env_seeding.PROBE_SEED % 3 == 0
-    assert check_seed_repeat(lambda: gym.make("FreezingCartPole-v0"), "frozen") == NOT_CHECKED
+    fault_envs.RELEASE_FROZEN.clear()
+    try:
+        assert check_seed_repeat(lambda: gym.make("FreezingCartPole-v0"), "frozen") == NOT_CHECKED
+    finally:
+        fault_envs.RELEASE_FROZEN.set()
     assert check_seed_repeat(lambda: gym.make("RaisingCartPole-v0"), "raising") == NOT_CHECKED
