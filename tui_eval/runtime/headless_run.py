@@ -38,16 +38,21 @@ def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: st
         engine.stop()
 
     previous = signal.signal(signal.SIGINT, on_sigint)
+    restore = None
     if owner is not None:  # the terminal may go (SSH drop): then the run goes on, its output to a file
-        owner.install_signals(on_hangup=owner.detach_from_terminal)
+        restore = owner.install_signals(on_hangup=owner.detach_from_terminal)
     try:
         engine.start()
         follow(engine, events, err)
     finally:
         signal.signal(signal.SIGINT, previous)
         engine.close()
-    end = finish(engine, owner, completed=not engine.stop_requested, interrupted=bool(interrupted),
-                 json_path=json_path, out=out, err=err)
+    try:
+        end = finish(engine, owner, completed=not engine.stop_requested, interrupted=bool(interrupted),
+                     json_path=json_path, out=out, err=err)
+    finally:  # the handlers stay until the run's end is written (a hangup meanwhile still detaches it)
+        if restore is not None:
+            restore()
     if interrupted:
         return EXIT_INTERRUPTED
     if owner is not None and owner.terminated:

@@ -95,8 +95,10 @@ class RunOwner:
                             snapshot={"paths": paths, "comparison": saved})
 
     def install_signals(self, on_term: Callable[[], object] | None = None,
-                        on_hangup: Callable[[], object] | None = None) -> None:
-        """SIGTERM stops the run cleanly; SIGHUP (the terminal closed) lets it go on without a view."""
+                        on_hangup: Callable[[], object] | None = None) -> Callable[[], None]:
+        """SIGTERM stops the run cleanly; SIGHUP (the terminal closed) lets it go on without a view.
+        Returns what puts the previous handlers back (a run inside a longer-lived process must not leave
+        its handlers, which would redirect that process's output on a later hangup)."""
 
         def term(signum, frame):
             self.terminated = True
@@ -112,8 +114,14 @@ class RunOwner:
             if on_hangup is not None:
                 on_hangup()
 
-        signal.signal(signal.SIGTERM, term)
-        signal.signal(signal.SIGHUP, hangup)
+        previous = {signum: signal.signal(signum, handler)
+                    for signum, handler in ((signal.SIGTERM, term), (signal.SIGHUP, hangup))}
+
+        def restore() -> None:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+        return restore
 
     def mark_hung_up(self) -> None:
         """The app saw its terminal go (its own SIGHUP handler): the run goes on without a view."""
