@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 
 from tests.support.common import wait_until
+from tests.support.engines import assert_frozen_worlds_replaced
 from tests.support.fake_path import Script, fake_plan
 from tui_eval.events import EpisodeFinished, PathFailed
 from tui_eval.session import start_engine
@@ -87,14 +88,8 @@ def test_a_step_that_never_returns_makes_an_invalid_episode_and_a_fresh_path(tmp
     finally:
         script.release.set()  # let the abandoned threads finish
         engine.close()
-    records = engine.log.records()
-    assert sorted(r.seed for r in records) == [300, 301, 302, 303, 304]
-    frozen = sorted(r.seed for r in records if r.invalid)
-    assert frozen == [300, 303]
-    assert all("did not return within --step-timeout 1s" in r.reason for r in records if r.invalid)
-    assert engine.paths["connectors"] is not first_path and script.built == 3  # rebuilt after each freeze
-    failures = [e for e in events if isinstance(e, PathFailed)]
-    assert len(failures) == 2 and all("loaded afresh" in f.message for f in failures)
+    assert_frozen_worlds_replaced(engine, events, first_path, [300, 301, 302, 303, 304], [300, 303])
+    assert script.built == 3  # rebuilt after each freeze
 
 
 def test_two_paths_walk_the_same_seeds_and_a_slow_one_never_stalls_the_fast_one(tmp_path):

@@ -3,13 +3,9 @@
 
 from __future__ import annotations
 
-import io
-import threading
-
-from tests.support.common import wait_until
+from tests.support.engines import headless_until_silent
 from tests.support.fake_path import Script, fake_plan
 from tui_eval import stall
-from tui_eval.runtime.headless_run import run_headless
 from tui_eval.session import start_engine
 from tui_eval.stall import StallWatch, silence_line
 
@@ -47,19 +43,5 @@ def test_the_headless_progress_line_names_a_silent_path(tmp_path, monkeypatch):
     monkeypatch.setattr(stall, "MIN_SILENCE_S", 1.0)
     script = Script(num_envs=1, hang=frozenset({303}))  # seed 303's step 5 hangs until released
     engine = start_engine(fake_plan(tmp_path, {"connectors": script}, seeds="301:305", episodes=4, step_timeout=600))
-    err = io.StringIO()
-    seen = threading.Event()
-
-    def release_once_silent():  # run_headless takes SIGINT: it runs in this (main) thread
-        try:
-            wait_until(lambda: "connectors: no episode for" in err.getvalue(), timeout=60)
-            seen.set()
-        finally:
-            script.release.set()
-
-    watcher = threading.Thread(target=release_once_silent, daemon=True)
-    watcher.start()
-    code = run_headless(engine, out=io.StringIO(), err=err)
-    watcher.join(5)
-    assert seen.is_set() and code == 0, err.getvalue()[-2000:]
-    assert "connectors 4/4" in err.getvalue().splitlines()[-1]  # released: the run then finishes
+    _, err = headless_until_silent(engine, script.release)
+    assert "connectors 4/4" in err.splitlines()[-1]  # released: the run then finishes

@@ -5,8 +5,7 @@ resume, resample, stop, episode limits and a crashing path run on scripted paths
 from __future__ import annotations
 
 from tests.support.common import CARTPOLE
-from tests.support.engines import plan_for
-from tui_eval.events import PathFailed
+from tests.support.engines import assert_frozen_worlds_replaced, plan_for
 from tui_eval.session import start_engine
 
 
@@ -25,11 +24,4 @@ def test_a_step_that_never_returns_makes_an_invalid_episode_and_a_fresh_path(tmp
     finally:
         fault_envs.RELEASE_FROZEN.set()  # let the abandoned thread finish
         engine.close()
-    records = engine.log.records()
-    assert sorted(r.seed for r in records) == [300, 301, 302, 303, 304]
-    frozen = sorted(r.seed for r in records if r.invalid)
-    assert frozen == [300, 303]
-    assert all("did not return within --step-timeout 1s" in r.reason for r in records if r.invalid)
-    assert engine.paths["connectors"] is not first_path  # rebuilt
-    failures = [e for e in events if isinstance(e, PathFailed)]
-    assert len(failures) == 2 and all("loaded afresh" in f.message for f in failures)
+    assert_frozen_worlds_replaced(engine, events, first_path, [300, 301, 302, 303, 304], [300, 303])

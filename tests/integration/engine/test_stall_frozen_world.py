@@ -4,15 +4,11 @@ tests/unit/test_stall.py."""
 
 from __future__ import annotations
 
-import io
-import threading
-
 import pytest
 
-from tests.support.common import CARTPOLE, wait_until
-from tests.support.engines import plan_for
+from tests.support.common import CARTPOLE
+from tests.support.engines import headless_until_silent, plan_for
 from tui_eval import stall
-from tui_eval.runtime.headless_run import run_headless
 from tui_eval.session import start_engine
 
 
@@ -24,24 +20,10 @@ def test_the_headless_progress_line_names_a_path_stuck_in_a_frozen_world(tmp_pat
     engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--num-envs", "1", "--seeds", "301:305",
                                    "--env", "tests.support.fault_envs:FreezingCartPole-v0", "--step-timeout", "600",
                                    log=tmp_path / "run.sqlite"))
-    err = io.StringIO()
-    seen = threading.Event()
-
-    def release_once_silent():  # run_headless takes SIGINT: it runs in this (main) thread
-        try:
-            wait_until(lambda: "connectors: no episode for" in err.getvalue(), timeout=60)
-            seen.set()
-        finally:
-            fault_envs.RELEASE_FROZEN.set()
-
-    watcher = threading.Thread(target=release_once_silent, daemon=True)
-    watcher.start()
-    code = run_headless(engine, out=io.StringIO(), err=err)
-    watcher.join(5)
-    assert seen.is_set() and code == 0, err.getvalue()[-2000:]
-    line = next(x for x in err.getvalue().splitlines() if "no episode for" in x)
+    _, err = headless_until_silent(engine, fault_envs.RELEASE_FROZEN)
+    line = next(x for x in err.splitlines() if "no episode for" in x)
     assert "(1 episode in flight, 5 env steps into them (longest 5))" in line, line
-    assert "connectors 4/4" in err.getvalue().splitlines()[-1]  # released: the run then finishes
+    assert "connectors 4/4" in err.splitlines()[-1]  # released: the run then finishes
 
 
 @pytest.fixture(autouse=True)
