@@ -24,7 +24,9 @@ _lock = threading.Lock()
 def runner_heartbeat(step_timeout: float | None, dispenser: str, worker_index: int) -> Heartbeat | None:
     """This process's heartbeat, its watchdog started with the first env (None: no step timeout)."""
     global _heartbeat
-    if step_timeout is None:
+    if step_timeout is None or not _in_remote_worker():
+        # The driver's own (local) evaluation runner builds these envs too, but runs no episode of the run;
+        # a watchdog there would end the driver itself (the engine's watchdog covers in-process paths).
         return None
     with _lock:
         if _heartbeat is None:
@@ -32,6 +34,16 @@ def runner_heartbeat(step_timeout: float | None, dispenser: str, worker_index: i
             threading.Thread(target=_watch, args=(_heartbeat, step_timeout, dispenser, worker_index),
                              name="step-watchdog", daemon=True).start()
         return _heartbeat
+
+
+def _in_remote_worker() -> bool:
+    """True in a Ray worker process (a remote EnvRunner), False in the driver."""
+    import ray
+
+    try:
+        return ray.is_initialized() and ray._private.worker.global_worker.mode == ray.WORKER_MODE
+    except AttributeError:  # a Ray without these names: keep the watchdog off rather than risk the driver
+        return False
 
 
 def _watch(heartbeat: Heartbeat, timeout: float, dispenser: str, worker_index: int) -> None:
