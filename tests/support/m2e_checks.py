@@ -71,7 +71,7 @@ def run_side_by_side(checkpoint: Path, explore: bool, seeds=range(20, 26), num_e
     kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs))
     path = RllibConnectorsPath(checkpoint=kind.checkpoint, module_id=kind.module_id, recipe=kind.env,
                                num_envs=num_envs, device="cpu", explore=explore, success_key=None,
-                               step_timeout=None, step_env_to_module=True)
+                               step_timeout=None, generic_connectors=True)
     assert isinstance(path.module_to_env_call, FusedModuleToEnv), path.description
     both = BothModuleToEnv(path.module_to_env_call, path.module_to_env)
     path.module_to_env_call = both

@@ -10,6 +10,7 @@ from typing import Any
 from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.paths import filters as rllib_filters
+from tui_eval.integrations.rllib.paths.batched_e2m import BatchedEnvToModule, stock_tail_start
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
 from tui_eval.integrations.rllib.paths.fused import FusedPipelines, why_not_fusable
 from tui_eval.integrations.rllib.paths.fused_m2e import FusedModuleToEnv, why_not_fusable_module_to_env
@@ -24,10 +25,10 @@ class RllibConnectorsPath(InferencePath):
 
     def __init__(self, *, checkpoint: Path, module_id: str, recipe: EnvRecipe, num_envs: int, device: str,
                  explore: bool, success_key: str | None, step_timeout: float | None, generic_connectors: bool = False,
-                 step_env_to_module: bool = False, freeze_filters: bool = False):
-        """`generic_connectors`: both pipelines step by step (RLlib's own pieces, the reference);
-        `step_env_to_module`: the env-to-module pipeline step by step even when it is the stock one (what a
-        checkpoint with a piece of its own there runs; for benchmarks and tests)."""
+                 rllib_pieces: bool = False, freeze_filters: bool = False):
+        """`generic_connectors`: both pipelines step by step on the episodes, as for a checkpoint with pieces of
+        its own (RLlib's stock pieces among them batched where provably the same); `rllib_pieces`: step by
+        step with every piece RLlib's own, none batched (the reference, for benchmarks and tests)."""
         import torch
         from ray.rllib.connectors.env_to_module import EnvToModulePipeline
         from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
@@ -51,22 +52,36 @@ num_envs, wrappers=[lambda env: GuardedEnv(
             env, feed=relay, success_key=success_key, step_timeout=step_timeout)])
         self.num_envs = num_envs
         action_space = self.env.single_action_space
-        reason = "--generic-connectors" if generic_connectors else "env-to-module step by step" \
-            if step_env_to_module else why_not_fusable(self.env_to_module, self.module_to_env, self.module,
-                                                       self.env.single_observation_space, action_space)
+        reason = "--generic-connectors" if generic_connectors else "RLlib's pieces only" if rllib_pieces \
+            else why_not_fusable(self.env_to_module, self.module_to_env, self.module,
+                                 self.env.single_observation_space, action_space)
         self.fused: FusedPipelines | None = (
             None if reason else FusedPipelines(self.module, self.module_to_env, self.device))
+        self.env_to_module_call: Any = self.env_to_module
         self.module_to_env_call: Any = self.module_to_env
         mode = "stock pipelines fused into batched calls"
         if not self.fused:
             mode = f"pipelines run step by step ({reason})"
-            if not generic_connectors and why_not_fusable_module_to_env(self.module_to_env, action_space) is None:
-                self.module_to_env_call = FusedModuleToEnv(self.module_to_env)
-                mode = f"env-to-module run step by step ({reason}), stock module-to-env fused into batched calls"
+            batched = [] if rllib_pieces else self._batch_stock_pieces(action_space)
+            if batched:
+                mode += f", {' and '.join(batched)} batched"
         self.description = (f"RLModule + EnvToModule/ModuleToEnv from the checkpoint ({mode}), {num_envs} envs, "
                             f"one batched forward per step, {self.device}, env {recipe.name}"
                             + (f", {frozen} filter(s) frozen at the checkpoint's statistics" if frozen else ""))
         self._t = 0
+
+    def _batch_stock_pieces(self, action_space) -> list[str]:
+        """Puts the batched equivalents of RLlib's stock pieces in place of the pipelines where they stand
+        for them; says which."""
+        batched = []
+        start = stock_tail_start(self.env_to_module)
+        if start is not None:
+            self.env_to_module_call = BatchedEnvToModule(self.env_to_module, start)
+            batched.append("the stock env-to-module tail")
+        if why_not_fusable_module_to_env(self.module_to_env, action_space) is None:
+            self.module_to_env_call = FusedModuleToEnv(self.module_to_env)
+            batched.append("the stock module-to-env pipeline")
+        return batched
 
     def live_parts(self) -> LiveParts:
         return LiveParts("connectors", self.module, self.env_to_module, self.module_to_env, self.recipe.make_one,
@@ -112,7 +127,7 @@ num_envs, wrappers=[lambda env: GuardedEnv(
 
     def _run_generic(self, feed: SeedFeed, emit: Emit) -> None:
         """SingleAgentEnvRunner's env loop, with both connector pipelines called on every step."""
-        loop = RunnerLoop(env=self.env, module=self.module, env_to_module=self.env_to_module,
+        loop = RunnerLoop(env=self.env, module=self.module, env_to_module=self.env_to_module_call,
                           module_to_env=self.module_to_env_call, record=self._record_from_episode)
         loop.t = self._t
         try:

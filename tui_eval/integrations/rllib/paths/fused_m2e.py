@@ -40,7 +40,9 @@ class FusedModuleToEnv:
     """Called as the module-to-env pipeline is (keyword arguments), returns what it returns."""
 
     def __init__(self, module_to_env) -> None:
-        from ray.rllib.utils.spaces.space_utils import get_base_struct_from_space
+        import gymnasium as gym
+        from ray.rllib.core.columns import Columns
+        from ray.rllib.utils.spaces.space_utils import clip_action, get_base_struct_from_space, unsquash_action
 
         self.pipeline = module_to_env
         normalize = module_to_env.connectors[STOCK_ORDER.index("NormalizeAndClipActions")]
@@ -48,31 +50,56 @@ class FusedModuleToEnv:
         # the action space as that connector sees it, as it computes it
         self.action_struct = normalize._action_space_struct or get_base_struct_from_space(
             normalize.input_action_space)
+        self._change = unsquash_action if self.normalize_actions else clip_action if self.clip_actions else None
+        # unsquash_action / clip_action change only Box parts: on one Discrete, MultiDiscrete or MultiBinary
+        # space (a leaf of the struct) they hand the action back as it is
+        self._unchanged = isinstance(self.action_struct, (gym.spaces.Discrete, gym.spaces.MultiDiscrete,
+                                                          gym.spaces.MultiBinary))
+        self._actions, self._for_env, self._state_out = Columns.ACTIONS, Columns.ACTIONS_FOR_ENV, Columns.STATE_OUT
 
     def __call__(self, *, rl_module, batch: dict[str, Any], episodes, explore: bool, shared_data: dict,
                  **kwargs) -> dict[str, Any]:
         if not isinstance(shared_data.get("memorized_map_structure"), list):  # rows not in RLlib's known order
             return self.pipeline(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
                                  shared_data=shared_data, **kwargs)
-        from ray.rllib.core.columns import Columns
-
-        _get_actions(batch, rl_module, explore)  # GetActions
-        batch = to_numpy(batch)  # TensorToNumpy
+        batch = actions_as_numpy(batch, rl_module, explore)  # GetActions, TensorToNumpy
         squeeze = bool(shared_data.get("_added_single_ts_time_rank")) and rl_module.is_stateful()
         out: dict[str, Any] = {}
         for column, data in batch.items():  # UnBatchToIndividualItems, RemoveSingleTsTimeRankFromBatch
-            rows = _unbatch(data)
-            if squeeze and column != Columns.STATE_OUT:
+            if column == self._actions and type(data) is np.ndarray:
+                # ListifyDataForVectorEnv stacks these rows again with RLlib's `batch`: a new array of them
+                out[column] = np.squeeze(data, axis=1).copy() if squeeze else data.copy()
+                continue
+            rows = list(data) if type(data) is np.ndarray else _unbatch(data)
+            if squeeze and column != self._state_out:
                 rows = [_squeeze_first(row) for row in rows]
-            out[column] = rows
-        actions = np.stack(out[Columns.ACTIONS])  # ListifyDataForVectorEnv batches the actions for the env
-        out[Columns.ACTIONS] = actions
-        if self.normalize_actions or self.clip_actions:  # NormalizeAndClipActions
-            from ray.rllib.utils.spaces.space_utils import clip_action, unsquash_action
-
-            change = unsquash_action if self.normalize_actions else clip_action
-            out[Columns.ACTIONS_FOR_ENV] = change(actions.copy(), self.action_struct)
+            out[column] = np.stack(rows) if column == self._actions else rows
+        if self._change is not None:  # NormalizeAndClipActions
+            actions = out[self._actions]
+            out[self._for_env] = actions.copy() if self._unchanged else self._change(actions.copy(), self.action_struct)
         return out
+
+
+def actions_as_numpy(batch: dict[str, Any], module, explore: bool) -> dict[str, Any]:
+    """GetActions then TensorToNumpy on one module's batch. Greedy actions from RLlib's own categorical or
+    diagonal Gaussian go straight to numpy: TorchDeterministic's `sample()` is `ones * loc` (the values of
+    `loc`, its dtype) and its `logp()` is `zeros_like(loc)`, which TensorToNumpy narrows as any array."""
+    from ray.rllib.core.columns import Columns
+
+    if explore or Columns.ACTIONS in batch or Columns.ACTION_DIST_INPUTS not in batch:
+        _get_actions(batch, module, explore)
+        return to_numpy(batch)
+    dist_class = module.get_inference_action_dist_cls()
+    loc = _greedy_loc(dist_class, batch[Columns.ACTION_DIST_INPUTS])
+    if loc is None:
+        _get_actions(batch, module, explore)
+        return to_numpy(batch)
+    out = to_numpy(batch)
+    out[Columns.ACTIONS] = to_numpy({Columns.ACTIONS: loc})[Columns.ACTIONS]
+    if Columns.ACTION_LOGP not in out:
+        actions = out[Columns.ACTIONS]
+        out[Columns.ACTION_LOGP] = np.zeros(actions.shape, dtype=actions.dtype)
+    return out
 
 
 def _get_actions(batch: dict[str, Any], module, explore: bool) -> None:
@@ -98,17 +125,22 @@ def _deterministic(dist_class, inputs):
     """`dist_class.from_logits(inputs).to_deterministic()` for RLlib's own categorical and diagonal Gaussian,
     without building the torch distribution first (its logits normalisation is not used by it); None for
     any other class."""
-    import torch
-    from ray.rllib.core.distribution.torch.torch_distribution import (
-        TorchCategorical,
-        TorchDeterministic,
-        TorchDiagGaussian,
-    )
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic
 
-    if dist_class is TorchCategorical:  # to_deterministic: argmax of the logits as given
-        return TorchDeterministic(loc=torch.argmax(inputs, dim=-1))
-    if dist_class is TorchDiagGaussian:  # from_logits' loc: the first half of the inputs
-        return TorchDeterministic(loc=inputs.chunk(2, dim=-1)[0])
+    loc = _greedy_loc(dist_class, inputs)
+    return None if loc is None else TorchDeterministic(loc=loc)
+
+
+def _greedy_loc(dist_class, inputs):
+    """The `loc` of `dist_class.from_logits(inputs).to_deterministic()` for RLlib's own categorical (argmax of
+    the logits as given) and diagonal Gaussian (the first half of the inputs); None for any other class."""
+    import torch
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical, TorchDiagGaussian
+
+    if dist_class is TorchCategorical:
+        return torch.argmax(inputs, dim=-1)
+    if dist_class is TorchDiagGaussian:
+        return inputs.chunk(2, dim=-1)[0]
     return None
 
 

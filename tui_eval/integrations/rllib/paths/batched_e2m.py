@@ -1,0 +1,193 @@
+"""RLlib's stock env-to-module tail applied to all episodes at once, for the step-by-step loop.
+
+RLlib appends its default pieces to every env-to-module pipeline: AddObservationsFromEpisodesToBatch,
+AddTimeDimToBatchAndZeroPad, AddStatesFromEpisodesToBatch, BatchIndividualItems, NumpyToTensor. Each walks
+the episodes or the batch item by item (a dict per column keyed by episode, tree walks, a device lookup per
+call); together they cost as much as the module's forward. `BatchedEnvToModule` runs the pieces before that
+tail (a user's own, PrevActionsPrevRewards, FlattenObservations, MeanStdFilter, ...) as the pipeline does,
+then builds the tail's output from the same episode reads and the same RLlib calls the pieces make:
+`get_observations(-1)` of every episode, `np.expand_dims` for the time rank, the state from
+`get_initial_state()` or the last `STATE_OUT`, `batch(..., individual_items_already_have_batch_dim="auto")`,
+`memorized_map_structure`, and NumpyToTensor's per-leaf conversion. It does so only where the tail starts
+from an empty batch on single-agent episodes (what RLlib's own head pieces leave); anything else runs the
+real tail pieces. `tests/support/e2m_checks.py` checks both against each other on every step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def _stock_tail() -> tuple[type, ...]:
+    from ray.rllib.connectors.common import (
+        AddObservationsFromEpisodesToBatch,
+        AddStatesFromEpisodesToBatch,
+        AddTimeDimToBatchAndZeroPad,
+        BatchIndividualItems,
+        NumpyToTensor,
+    )
+
+    return (AddObservationsFromEpisodesToBatch, AddTimeDimToBatchAndZeroPad, AddStatesFromEpisodesToBatch,
+            BatchIndividualItems, NumpyToTensor)
+
+
+def stock_tail_start(pipeline) -> int | None:
+    """Where the pipeline's stock tail begins (its pieces exactly RLlib's classes, as an EnvRunner builds
+    them), or None when it does not end with one."""
+    tail = _stock_tail()
+    pieces = list(pipeline.connectors)
+    start = len(pieces) - len(tail)
+    if start < 0 or any(type(piece) is not cls for piece, cls in zip(pieces[start:], tail)):
+        return None
+    add_obs, add_time, add_states, batch_items, _ = pieces[start:]
+    if add_obs._as_learner_connector or add_time._as_learner_connector or add_states._as_learner_connector \
+            or batch_items._multi_agent:
+        return None
+    return start
+
+
+class BatchedEnvToModule:
+    """Called as the env-to-module pipeline is (keyword arguments), returns what it returns."""
+
+    def __init__(self, pipeline, start: int) -> None:
+        from ray.rllib.core.columns import Columns
+        from ray.rllib.core.rl_module.multi_rl_module import MultiRLModule
+        from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+        from ray.rllib.utils.spaces.space_utils import batch as batch_fn
+
+        self.pipeline, self.start = pipeline, start
+        self._obs, self._state_in = Columns.OBS, Columns.STATE_IN
+        self._episode_cls, self._multi_module_cls, self._batch = SingleAgentEpisode, MultiRLModule, batch_fn
+        self._device_checked: tuple[Any, bool] = (object(), False)  # (NumpyToTensor's device, on the CPU)
+
+    @property
+    def head(self) -> list:
+        return self.pipeline.connectors[:self.start]
+
+    @property
+    def tail(self) -> list:
+        return self.pipeline.connectors[self.start:]
+
+    def __call__(self, *, rl_module, batch: dict[str, Any] | None = None, episodes, explore: bool,
+                 shared_data: dict | None = None, **kwargs) -> dict[str, Any]:
+        shared_data = shared_data if shared_data is not None else {}
+        batch = run_pieces(self.head, rl_module=rl_module, batch=batch if batch is not None else {},
+                           episodes=episodes, explore=explore, shared_data=shared_data, **kwargs)
+        if batch or not self.batchable(rl_module, episodes):
+            return self.real_tail(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
+                                  shared_data=shared_data, **kwargs)
+        return self.batched_tail(rl_module, episodes, shared_data)
+
+    def batchable(self, rl_module, episodes: list) -> bool:
+        """Single-agent episodes with distinct ids (each its own batch row, in order) and a single module."""
+        return bool(episodes) and isinstance(episodes[0], self._episode_cls) \
+            and not isinstance(rl_module, self._multi_module_cls) and len({e.id_ for e in episodes}) == len(episodes)
+
+    def real_tail(self, **kwargs) -> dict[str, Any]:
+        """The tail's own pieces, as the pipeline calls them."""
+        return run_pieces(self.tail, **kwargs)
+
+    def batched_tail(self, rl_module, episodes: list, shared_data: dict) -> dict[str, Any]:
+        """The tail's output for an empty batch of single-agent episodes (see `batchable`)."""
+        observations, rows = [], []
+        for episode in episodes:  # AddObservationsFromEpisodesToBatch
+            assert not episode.is_numpy
+            observations.append(_last_observation(episode))
+        stateful = rl_module.is_stateful()
+        if stateful:  # AddTimeDimToBatchAndZeroPad
+            observations = [_add_time_rank(item) for item in observations]
+            shared_data["_added_single_ts_time_rank"] = True
+        for episode, item in zip(episodes, observations):  # BatchIndividualItems' memorized_map_structure
+            if type(item) is np.ndarray:  # one row; a BatchedNdArray (a subclass) holds len(item)
+                rows.append(episode.id_)
+            else:
+                rows.extend([episode.id_] * _num_samples(item))
+        batch: dict[str, Any] = {self._obs: self._batch(observations, individual_items_already_have_batch_dim="auto")}
+        shared_data["memorized_map_structure"] = rows
+        if stateful:  # AddStatesFromEpisodesToBatch, then BatchIndividualItems
+            batch[self._state_in] = self._batch([_state_in(rl_module, episode) for episode in episodes],
+                                                individual_items_already_have_batch_dim="auto")
+        return self._to_tensors(batch)  # NumpyToTensor
+
+    def _to_tensors(self, batch: dict[str, Any]) -> dict[str, Any]:
+        """NumpyToTensor on a single-agent batch without infos: `convert_to_torch_tensor`, per leaf as it
+        converts a writable numeric array on the CPU (`from_numpy`, floats but float16 to float32)."""
+        import tree
+
+        piece = self.tail[-1]  # its device is read on each call, as the piece reads it
+        flat = all(type(value) is np.ndarray for value in batch.values())
+        if not self._on_cpu(piece._device) \
+                or not all(_plain_array(leaf) for leaf in (batch.values() if flat else tree.flatten(batch))):
+            from ray.rllib.utils.torch_utils import convert_to_torch_tensor
+
+            return convert_to_torch_tensor(batch, pin_memory=piece._pin_memory, device=piece._device)
+        if flat:
+            return {column: _tensor(value) for column, value in batch.items()}
+        return {column: _tensor(value) if type(value) is np.ndarray else tree.map_structure(_tensor, value)
+                for column, value in batch.items()}
+
+    def _on_cpu(self, device) -> bool:
+        if device is not self._device_checked[0]:
+            import torch
+
+            self._device_checked = (device, device is None or torch.device(device).type == "cpu")
+        return self._device_checked[1]
+
+
+def run_pieces(pieces: list, *, rl_module, batch: dict[str, Any], episodes, explore, shared_data, metrics=None,
+               **kwargs) -> dict[str, Any]:
+    """`ConnectorPipelineV2.__call__` over `pieces`, less its timers (the loop logs no metrics)."""
+    for piece in pieces:
+        batch = piece(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
+                      shared_data=shared_data, metrics=metrics, data=batch, **kwargs)
+        if not isinstance(batch, dict):
+            raise ValueError(f"`data` returned by ConnectorV2 {piece} must be a dict! You returned {batch}.")
+    return batch
+
+
+def _last_observation(episode):
+    """`episode.get_observations(-1)`: of an episode still in lists, InfiniteLookbackBuffer's
+    `_get_int_index(-1)` is `data[-1]`."""
+    buffer = episode.observations
+    return episode.get_observations(-1) if buffer.finalized else buffer.data[-1]
+
+
+def _plain_array(value: Any) -> bool:
+    return type(value) is np.ndarray and value.dtype != object and value.dtype.type is not np.str_ \
+        and value.flags.writeable
+
+
+def _tensor(array: np.ndarray):
+    import torch
+
+    tensor = torch.from_numpy(array)
+    if tensor.is_floating_point() and tensor.dtype != torch.float16:
+        tensor = tensor.float()
+    return tensor
+
+
+def _add_time_rank(item):
+    if type(item) is np.ndarray:
+        return np.expand_dims(item, axis=0)
+    import tree
+    from ray.rllib.utils.spaces.space_utils import BatchedNdArray
+
+    return tree.map_structure(lambda s: np.expand_dims(s, axis=(1 if isinstance(s, BatchedNdArray) else 0)), item)
+
+
+def _state_in(rl_module, episode):
+    """AddStatesFromEpisodesToBatch's state for one episode (EnvRunner side)."""
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.utils.numpy import convert_to_numpy
+
+    if (episode.t_started == 0 and len(episode) == 0) or Columns.STATE_OUT not in episode.extra_model_outputs:
+        return convert_to_numpy(rl_module.get_initial_state())
+    return episode.get_extra_model_outputs(key=Columns.STATE_OUT, indices=-1)
+
+
+def _num_samples(item) -> int:
+    from ray.rllib.utils.spaces.space_utils import BatchedNdArray
+
+    return len(item) if isinstance(item, BatchedNdArray) else 1
