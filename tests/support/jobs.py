@@ -61,5 +61,6 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (USER, ("tests/integration/rllib/test_user_checkpoints.py",)),
     (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent.py")),
     (CONNECTORS, ("tests/integration/rllib/test_rllib_connector_matrix.py",
+                  "tests/integration/rllib/test_rllib_batched_e2m.py",
                   "tests/integration/doctor/test_doctor_probes.py::test_an_rllib_lstm")),
 ]
