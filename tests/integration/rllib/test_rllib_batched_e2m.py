@@ -16,7 +16,7 @@ ZOO = ["lstm", "prev_ap_lstm", "meanstd_lstm", "dict_obs_lstm", "user_connector"
 
 
 def test_the_stock_tail_equals_rllibs_pieces_on_every_step():
-    both = run_side_by_side(CARTPOLE, explore=False, seeds=range(20, 22))  # the demo policy plays long episodes
+    both = run_side_by_side(CARTPOLE, explore=False, seeds=[20])  # the demo policy plays long episodes
     assert both.compared == both.calls > 20
     assert both.found == []
 

@@ -160,10 +160,11 @@ def _plain_array(value: Any) -> bool:
 
 
 def _tensor(array: np.ndarray):
+    """`torch.from_numpy`, then `.float()` of a float array but float16 (a float32 one is handed back as is)."""
     import torch
 
     tensor = torch.from_numpy(array)
-    if tensor.is_floating_point() and tensor.dtype != torch.float16:
+    if array.dtype.kind == "f" and array.dtype != np.float32 and array.dtype != np.float16:
         tensor = tensor.float()
     return tensor
 

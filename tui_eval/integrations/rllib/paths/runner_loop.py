@@ -46,6 +46,7 @@ class RunnerLoop:
 
     def run(self, feed: SeedFeed, emit: Emit, explore: bool) -> None:
         from ray.rllib.core.columns import Columns
+        from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
 
         n = self.env.num_envs
         episodes = [self._new_episode() for _ in range(n)]
@@ -75,7 +76,7 @@ class RunnerLoop:
                     episodes[i].add_env_step(
                         observation=obs[i], action=actions[i], reward=rewards[i], infos=infos[i],
                         terminated=terminateds[i], truncated=truncateds[i],
-                        extra_model_outputs=_extra_outputs(to_env, i))
+                        extra_model_outputs=_extra_outputs(to_env, i, WEIGHTS_SEQ_NO))
             to_module = self.env_to_module(
                 episodes=episodes, batch={}, explore=explore, rl_module=self.module, shared_data=shared_data,
                 **{Columns.OBS: obs, Columns.ACTIONS: actions, Columns.REWARDS: rewards, Columns.INFOS: infos,
@@ -100,11 +101,9 @@ class RunnerLoop:
             return self.module._forward_inference(to_module)
 
 
-def _extra_outputs(to_env: dict[str, Any], i: int) -> dict[str, Any]:
-    from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
-
+def _extra_outputs(to_env: dict[str, Any], i: int, weights_seq_no: str) -> dict[str, Any]:
     extra = {k: v[i] for k, v in to_env.items()}
-    extra[WEIGHTS_SEQ_NO] = 0  # the EnvRunner's weights version; restored weights are never synced
+    extra[weights_seq_no] = 0  # the EnvRunner's weights version; restored weights are never synced
     return extra
 
 
