@@ -1,6 +1,11 @@
 """Throughput of the RLlib paths, as ratios taken in one run (CartPole demo checkpoint by default).
 
-    python bench/bench_rllib.py [--num-envs 8] [--episodes 100] [--rounds 3] [--checkpoint DIR]
+    python bench/bench_rllib.py [--num-envs 8] [--episodes 100] [--rounds 3] [--checkpoint DIR] [--cpu-time]
+
+--cpu-time times each contender by this process's CPU time instead of the wall clock: on a shared, busy
+machine the in-process contenders (bare, connectors, generic, generic-rllib, envrunner) then compare on
+what they cost, not on when the other processes took the cores. Not for evaluate / plain: Ray's own
+processes are left out of it.
 
 Contenders, all on the same envs count, explore off (discrete actions: greedy = argmax):
   bare        the same vector env + one RLModule forward per step + argmax, no bookkeeping at all
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -201,7 +207,7 @@ def first_n_runner(path, episodes: int):
 
 
 def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
-            env_config: dict | None = None, only: set[str] | None = None) -> dict[str, float]:
+            env_config: dict | None = None, only: set[str] | None = None, cpu_time: bool = False) -> dict[str, float]:
     from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.session import share_cpu_threads
     from tui_eval.spec import RunSpec
@@ -222,7 +228,7 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
     }
     contenders = {name: make() for name, make in makers.items() if not only or name in only}
     path_runner(kind.build_path("connectors", explore=False), num_envs)()  # warm-up
-    return interleaved(contenders, rounds=rounds)
+    return interleaved(contenders, rounds=rounds, clock=time.process_time if cpu_time else time.perf_counter)
 
 
 def _rllib_pieces_only(kind, num_envs: int):
@@ -260,11 +266,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
     parser.add_argument("--only", help="comma-separated contenders, e.g. evaluate,evaluate-first-n,plain")
+    parser.add_argument("--cpu-time", action="store_true", help="time by this process's CPU time (see above)")
     args = parser.parse_args()
     only = set(args.only.split(",")) if args.only else None
-    rates = measure(args.checkpoint.resolve(), args.num_envs, args.episodes, args.rounds, only=only)
+    rates = measure(args.checkpoint.resolve(), args.num_envs, args.episodes, args.rounds, only=only,
+                    cpu_time=args.cpu_time)
     report(f"{args.checkpoint.name}, {args.num_envs} envs, {args.episodes} episodes per round, "
-           f"median of {args.rounds} interleaved rounds, explore off", rates)
+           f"median of {args.rounds} interleaved rounds, explore off"
+           + (", CPU time of this process" if args.cpu_time else ""), rates)
 
 
 if __name__ == "__main__":

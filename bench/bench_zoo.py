@@ -1,6 +1,7 @@
 """Throughput of the RLlib paths on other algorithms' checkpoints, as ratios taken in one run:
 
     python bench/bench_zoo.py [--algorithm sac] [--num-envs 8] [--episodes 32] [--rounds 3] [--checkpoint DIR]
+                              [--cpu-time]
 
 Without --checkpoint, the algorithm's tiny zoo checkpoint (tests/support/zoo_checkpoints.py, one training iteration)
 is trained first. Contenders as in bench_rllib.py (explore off), less `bare` (its argmax suits discrete
@@ -37,10 +38,11 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--checkpoint", type=Path)
+    parser.add_argument("--cpu-time", action="store_true", help="time by this process's CPU time (bench_rllib.py)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-zoo-") as tmp:
         checkpoint = (args.checkpoint or zoo_checkpoint(args.algorithm, Path(tmp))).resolve()
-        rates = measure(checkpoint, args.num_envs, args.episodes, args.rounds, only=CONTENDERS)
+        rates = measure(checkpoint, args.num_envs, args.episodes, args.rounds, only=CONTENDERS, cpu_time=args.cpu_time)
     label = f"checkpoint {checkpoint.name}" if args.checkpoint else f"{args.algorithm} (zoo checkpoint)"
     report(f"{label}, {args.num_envs} envs, {args.episodes} episodes per round, "
            f"median of {args.rounds} interleaved rounds, explore off", rates)

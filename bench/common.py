@@ -21,17 +21,20 @@ class ListFeed:
         return None if seed is None else (seed, 0)
 
 
-def steps_per_second(run: Callable[[], int]) -> float:
-    """Env steps/s of one call of `run` (which returns the env steps it took)."""
-    started = time.perf_counter()
+def steps_per_second(run: Callable[[], int], clock: Callable[[], float] = time.perf_counter) -> float:
+    """Env steps/s of one call of `run` (which returns the env steps it took), timed by `clock`."""
+    started = clock()
     steps = run()
-    return steps / (time.perf_counter() - started)
+    return steps / (clock() - started)
 
 
-def interleaved(contenders: dict[str, Callable[[], int]], rounds: int = 3) -> dict[str, float]:
-    """Median steps/s per contender over `rounds`, measured in turns so that machine noise hits all alike."""
+def interleaved(contenders: dict[str, Callable[[], int]], rounds: int = 3,
+                clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+    """Median steps/s per contender over `rounds`, measured in turns so that machine noise hits all alike.
+    `clock`: wall time by default; `time.process_time` counts this process's CPU time only (on a busy
+    machine, what the contenders that run in this process cost, less the time others took the cores)."""
     seen: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(rounds):
         for name, run in contenders.items():
-            seen[name].append(steps_per_second(run))
+            seen[name].append(steps_per_second(run, clock))
     return {name: statistics.median(values) for name, values in seen.items()}

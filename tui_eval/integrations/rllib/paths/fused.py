@@ -48,7 +48,11 @@ class FusedPipelines:
     """obs batch -> (actions as the module sampled them, actions for the env), as the stock pipelines do."""
 
     def __init__(self, module, module_to_env, device):
-        from ray.rllib.utils.spaces.space_utils import get_base_struct_from_space
+        import gymnasium as gym
+        from ray.rllib.core.columns import Columns
+        from ray.rllib.utils.numpy import convert_to_numpy
+        from ray.rllib.utils.spaces.space_utils import clip_action, get_base_struct_from_space, unsquash_action
+        from ray.rllib.utils.torch_utils import convert_to_torch_tensor
 
         self.module = module
         self.device = device
@@ -59,15 +63,20 @@ class FusedPipelines:
         if normalize:  # the action space as that connector sees it, as it computes it
             self.action_struct = normalize[0]._action_space_struct or get_base_struct_from_space(
                 normalize[0].input_action_space)
+        self._change = None if self.action_struct is None else unsquash_action if self.normalize_actions \
+            else clip_action if self.clip_actions else None
+        # unsquash_action / clip_action change Box actions only; a Discrete one they hand back as it is
+        if isinstance(self.action_struct, gym.spaces.Discrete):
+            self._change = None
         self._dist = {True: module.get_exploration_action_dist_cls(), False: module.get_inference_action_dist_cls()}
         self._greedy = _greedy_shortcut(self._dist[False])
+        self._to_tensor, self._to_numpy = convert_to_torch_tensor, convert_to_numpy
+        self._obs, self._state_in, self._state_out = Columns.OBS, Columns.STATE_IN, Columns.STATE_OUT
+        self._actions, self._dist_inputs = Columns.ACTIONS, Columns.ACTION_DIST_INPUTS
         self.stateful = bool(module.is_stateful())
         self.state: Any = None  # STATE_OUT of the last call, one row per env (recurrent modules)
         self._initial: Any = None
         if self.stateful:  # as AddStatesFromEpisodesToBatch gives it: through numpy, then NumpyToTensor
-            from ray.rllib.utils.numpy import convert_to_numpy
-            from ray.rllib.utils.torch_utils import convert_to_torch_tensor
-
             self._initial = convert_to_torch_tensor(convert_to_numpy(module.get_initial_state()), device=device)
 
     def reset_state(self, rows: list[int] | None = None) -> None:
@@ -84,7 +93,7 @@ class FusedPipelines:
 
             tree.map_structure(reset_rows, self.state, self._initial)
 
-    def _state_in(self, batch_size: int) -> Any:
+    def _state_in_rows(self, batch_size: int) -> Any:
         import tree
 
         if self.state is None:
@@ -93,38 +102,32 @@ class FusedPipelines:
 
     def __call__(self, obs: np.ndarray, explore: bool, t: int) -> tuple[Any, Any]:
         import torch
-        from ray.rllib.core.columns import Columns
-        from ray.rllib.utils.numpy import convert_to_numpy
-        from ray.rllib.utils.spaces.space_utils import clip_action, unsquash_action
-        from ray.rllib.utils.torch_utils import convert_to_torch_tensor
 
         if type(obs) is np.ndarray and obs.dtype == np.float32 and self.device.type == "cpu":
             tensor = torch.from_numpy(obs)  # what convert_to_torch_tensor returns for it, without a tree walk
         else:
-            tensor = convert_to_torch_tensor(obs, device=self.device)  # NumpyToTensor
-        batch = {Columns.OBS: tensor}
+            tensor = self._to_tensor(obs, device=self.device)  # NumpyToTensor
+        batch = {self._obs: tensor}
         if self.stateful:  # AddTimeDimToBatchAndZeroPad, AddStatesFromEpisodesToBatch
-            batch = {Columns.OBS: tensor.unsqueeze(1), Columns.STATE_IN: self._state_in(len(tensor))}
+            batch = {self._obs: tensor.unsqueeze(1), self._state_in: self._state_in_rows(len(tensor))}
         with torch.no_grad():
             out = (self.module._forward_exploration(batch, t=t) if explore
                    else self.module._forward_inference(batch))
             if self.stateful:
-                self.state = out[Columns.STATE_OUT]
-            if Columns.ACTIONS in out:  # GetActions: a module that picks actions itself
-                actions = out[Columns.ACTIONS]
+                self.state = out[self._state_out]
+            if self._actions in out:  # GetActions: a module that picks actions itself
+                actions = out[self._actions]
             elif not explore and self._greedy is not None:
-                actions = self._greedy(out[Columns.ACTION_DIST_INPUTS])
+                actions = self._greedy(out[self._dist_inputs])
             else:
-                dist = self._dist[explore].from_logits(out[Columns.ACTION_DIST_INPUTS])
+                dist = self._dist[explore].from_logits(out[self._dist_inputs])
                 actions = (dist if explore else dist.to_deterministic()).sample()
         actions = actions.numpy() if type(actions) is torch.Tensor and actions.device.type == "cpu" \
-            else convert_to_numpy(actions)  # TensorToNumpy
+            else self._to_numpy(actions)  # TensorToNumpy
         if self.stateful:  # RemoveSingleTsTimeRankFromBatch (actions are one array: Box or Discrete)
             actions = np.asarray(actions)[:, 0]
-        if self.action_struct is not None and self.normalize_actions:  # NormalizeAndClipActions
-            return actions, unsquash_action(actions, self.action_struct)
-        if self.action_struct is not None and self.clip_actions:
-            return actions, clip_action(actions, self.action_struct)
+        if self._change is not None:  # NormalizeAndClipActions
+            return actions, self._change(actions, self.action_struct)
         return actions, actions
 
 
