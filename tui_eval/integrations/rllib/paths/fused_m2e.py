@@ -95,7 +95,7 @@ def actions_as_numpy(batch: dict[str, Any], module, explore: bool) -> dict[str, 
         _get_actions(batch, module, explore)
         return to_numpy(batch)
     out = to_numpy(batch)
-    out[Columns.ACTIONS] = to_numpy({Columns.ACTIONS: loc})[Columns.ACTIONS]
+    out[Columns.ACTIONS] = tensor_to_numpy(loc)
     if Columns.ACTION_LOGP not in out:
         actions = out[Columns.ACTIONS]
         out[Columns.ACTION_LOGP] = np.zeros(actions.shape, dtype=actions.dtype)
@@ -151,19 +151,19 @@ def to_numpy(batch: dict[str, Any]) -> dict[str, Any]:
     import torch
     from ray.rllib.utils.numpy import convert_to_numpy
 
-    out = {}
-    for column, value in batch.items():
-        if type(value) is not torch.Tensor:
-            out[column] = convert_to_numpy(value)
-        elif value.dim() == 0:
-            out[column] = value.cpu().item()
-        else:
-            array = value.detach().cpu().numpy()
-            target = _NARROWED.get(array.dtype)
-            if target is None:
-                target = _NARROWED[array.dtype] = _narrowed(array.dtype)
-            out[column] = array.astype(target) if target is not False else array
-    return out
+    return {column: tensor_to_numpy(value) if type(value) is torch.Tensor else convert_to_numpy(value)
+            for column, value in batch.items()}
+
+
+def tensor_to_numpy(value):
+    """`convert_to_numpy` of one torch tensor."""
+    if value.dim() == 0:
+        return value.cpu().item()
+    array = value.detach().cpu().numpy()
+    target = _NARROWED.get(array.dtype)
+    if target is None:
+        target = _NARROWED[array.dtype] = _narrowed(array.dtype)
+    return array.astype(target) if target is not False else array
 
 
 _NARROWED: dict = {}
