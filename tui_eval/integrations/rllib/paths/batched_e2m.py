@@ -107,9 +107,17 @@ class BatchedEnvToModule:
         batch: dict[str, Any] = {self._obs: self._batch(observations, individual_items_already_have_batch_dim="auto")}
         shared_data["memorized_map_structure"] = rows
         if stateful:  # AddStatesFromEpisodesToBatch, then BatchIndividualItems
-            batch[self._state_in] = self._batch([_state_in(rl_module, episode) for episode in episodes],
-                                                individual_items_already_have_batch_dim="auto")
+            batch[self._state_in] = self._batch_structs([_state_in(rl_module, episode) for episode in episodes])
         return self._to_tensors(batch)  # NumpyToTensor
+
+    def _batch_structs(self, items: list) -> Any:
+        """RLlib's `batch(items, individual_items_already_have_batch_dim="auto")`; for dicts of plain arrays with
+        the same keys (a recurrent module's states), its `tree.map_structure` over them is one `batch` per key."""
+        first = items[0]
+        if type(first) is dict and all(type(v) is np.ndarray for v in first.values()) \
+                and all(type(item) is dict and item.keys() == first.keys() for item in items):
+            return {key: self._batch([item[key] for item in items]) for key in first}
+        return self._batch(items, individual_items_already_have_batch_dim="auto")
 
     def _to_tensors(self, batch: dict[str, Any]) -> dict[str, Any]:
         """NumpyToTensor on a single-agent batch without infos: `convert_to_torch_tensor`, per leaf as it
@@ -125,7 +133,7 @@ class BatchedEnvToModule:
             return convert_to_torch_tensor(batch, pin_memory=piece._pin_memory, device=piece._device)
         if flat:
             return {column: _tensor(value) for column, value in batch.items()}
-        return {column: _tensor(value) if type(value) is np.ndarray else tree.map_structure(_tensor, value)
+        return {column: _tensor(value) if type(value) is np.ndarray else _tensors(value)
                 for column, value in batch.items()}
 
     def _on_cpu(self, device) -> bool:
@@ -151,7 +159,23 @@ def _last_observation(episode):
     """`episode.get_observations(-1)`: of an episode still in lists, InfiniteLookbackBuffer's
     `_get_int_index(-1)` is `data[-1]`."""
     buffer = episode.observations
-    return episode.get_observations(-1) if buffer.finalized else buffer.data[-1]
+    return buffer.data[-1] if _in_lists(buffer) else episode.get_observations(-1)
+
+
+def _in_lists(buffer) -> bool:
+    """An InfiniteLookbackBuffer itself (no subclass), not finalized: its `get(-1)` is `data[-1]`."""
+    from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
+
+    return type(buffer) is InfiniteLookbackBuffer and not buffer.finalized
+
+
+def _tensors(value):
+    """`_tensor` on each leaf (as tree.map_structure walks them); a dict of arrays directly."""
+    if type(value) is dict and all(type(v) is np.ndarray for v in value.values()):
+        return {key: _tensor(v) for key, v in value.items()}
+    import tree
+
+    return tree.map_structure(_tensor, value)
 
 
 def _plain_array(value: Any) -> bool:
@@ -185,7 +209,9 @@ def _state_in(rl_module, episode):
 
     if (episode.t_started == 0 and len(episode) == 0) or Columns.STATE_OUT not in episode.extra_model_outputs:
         return convert_to_numpy(rl_module.get_initial_state())
-    return episode.get_extra_model_outputs(key=Columns.STATE_OUT, indices=-1)
+    buffer = episode.extra_model_outputs[Columns.STATE_OUT]  # get_extra_model_outputs(key, indices=-1)
+    return buffer.data[-1] if _in_lists(buffer) else episode.get_extra_model_outputs(key=Columns.STATE_OUT,
+                                                                                      indices=-1)
 
 
 def _num_samples(item) -> int:

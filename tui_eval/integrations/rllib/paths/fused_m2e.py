@@ -151,8 +151,15 @@ def to_numpy(batch: dict[str, Any]) -> dict[str, Any]:
     import torch
     from ray.rllib.utils.numpy import convert_to_numpy
 
-    return {column: tensor_to_numpy(value) if type(value) is torch.Tensor else convert_to_numpy(value)
-            for column, value in batch.items()}
+    out = {}
+    for column, value in batch.items():
+        if type(value) is torch.Tensor:
+            out[column] = tensor_to_numpy(value)
+        elif type(value) is dict and all(type(v) is torch.Tensor for v in value.values()):  # a recurrent state
+            out[column] = {key: tensor_to_numpy(v) for key, v in value.items()}
+        else:
+            out[column] = convert_to_numpy(value)
+    return out
 
 
 def tensor_to_numpy(value):
@@ -181,6 +188,10 @@ def _narrowed(dtype):
 def _unbatch(data):
     if isinstance(data, np.ndarray):
         return list(data)  # what RLlib's unbatch gives for one array: its rows, in order
+    if type(data) is dict and data and all(type(v) is np.ndarray for v in data.values()) \
+            and len({len(v) for v in data.values()}) == 1:  # a dict of arrays: a dict per row, in its key order
+        rows = len(next(iter(data.values())))
+        return [{key: v[i] for key, v in data.items()} for i in range(rows)]
     from ray.rllib.utils.spaces.space_utils import unbatch
 
     return unbatch(data)
