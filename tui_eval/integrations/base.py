@@ -181,6 +181,10 @@ class CheckpointKind(ABC):
         (sim-to-sim parity, tui_eval/kinds/vs_env.py)."""
         raise BadInput(f"--vs-env is not available for {self.name} checkpoints")
 
+    def check_vs(self, other: CheckpointKind) -> None:
+        """Raise BadInput (one line) when `other`, the `--vs` baseline (a kind of the same name), cannot be
+        compared with this checkpoint."""
+
     def copy(self) -> CheckpointKind:
         """A shallow copy with its own catalog (the copy's paths build from the copy)."""
         other = copy.copy(self)

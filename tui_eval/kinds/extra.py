@@ -45,10 +45,14 @@ def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[...,
 def _vs_entries(kind: CheckpointKind, spec: RunSpec, load_kind: KindLoader) -> tuple[CheckpointKind, list[PathEntry]]:
     """The other checkpoint's kind (read by `load_kind`), and entries for `vs` and `P@vs`."""
     assert spec.vs is not None
-    other = load_kind(replace(spec, checkpoint=spec.vs, paths=[], custom_paths=[], vs=None))
+    try:
+        other = load_kind(replace(spec, checkpoint=spec.vs, paths=[], custom_paths=[], vs=None))
+    except BadInput as exc:  # say which of the two checkpoints the line is about
+        raise BadInput(f"--vs {spec.vs}: {exc}") from None
     if other.name != kind.name:
         raise BadInput(f"--vs {spec.vs} is a {other.name} checkpoint, {spec.checkpoint} a {kind.name} one; "
                        "compare checkpoints of the same kind")
+    kind.check_vs(other)
 
     def vs_entry(name: str, base: str) -> PathEntry:
         return borrowed_entry(other, base, name, f"of --vs {other.checkpoint}", ", of --vs")

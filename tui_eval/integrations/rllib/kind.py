@@ -344,6 +344,11 @@ class RllibKind(CheckpointKind):
         other._check_observation_spaces()
         return other
 
+    def check_vs(self, other: CheckpointKind) -> None:
+        from tui_eval.integrations.rllib.vs_pair import refuse_unpaired
+
+        refuse_unpaired(self, other)
+
     def reference_weights(self) -> dict[str, Any] | None:
         from tui_eval.integrations.rllib.doctor import reference_weights
 
