@@ -12,11 +12,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_eval.env_seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
+
+if TYPE_CHECKING:
+    from tui_eval.paths.custom import CustomPath
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,13 @@ class CheckpointKind(ABC):
         check_env_id(env_id)
         config = dict(getattr(self, "env_config", {}) or {})
         return lambda: gym.make(env_id, **config)
+
+    def custom_path(self, **kwargs: Any) -> CustomPath:
+        """A `--path` loop or policy (`kwargs`: CustomPath's but `make_env`) on this kind's env: a CustomPath on
+        one Gymnasium env of `single_env_factory`; a kind whose env is of another sort builds its own."""
+        from tui_eval.paths.custom import CustomPath
+
+        return CustomPath(make_env=self.single_env_factory(), **kwargs)
 
     def seed_check(self) -> SeedCheck:
         """Whether the kind's env is a function of its reset seed (an exact comparison rests on it); not

@@ -23,6 +23,7 @@ VS = "vs"
 
 
 def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[..., Any] | None = None) -> CustomPath:
+    """The `--path` loop `custom` on `kind`'s env (the kind's `custom_path`), its factory called with `explore`."""
     spec: RunSpec = kind.spec
     factory = factory or custom.load()
 
@@ -37,9 +38,8 @@ def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[...,
                            "run_episode(env) callable or an object with act(obs)")
         return target
 
-    return CustomPath(name=custom.name, target=make(explore), make_env=kind.single_env_factory(), explore=explore,
-                      success_key=spec.success_key, step_timeout=spec.step_timeout,
-                      source=f"{custom.module}:{custom.factory}", remake=make)
+    return kind.custom_path(name=custom.name, target=make(explore), explore=explore, success_key=spec.success_key,
+                            step_timeout=spec.step_timeout, source=f"{custom.module}:{custom.factory}", remake=make)
 
 
 def _vs_entries(kind: CheckpointKind, spec: RunSpec, load_kind: KindLoader) -> tuple[CheckpointKind, list[PathEntry]]:

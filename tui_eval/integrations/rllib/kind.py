@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_eval.env_seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.errors import first_line
@@ -23,6 +23,9 @@ from tui_eval.integrations.rllib.refusals import (
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 from tui_eval.user_code import load_pickle
+
+if TYPE_CHECKING:
+    from tui_eval.paths.custom import CustomPath
 
 MARKER = "rllib_checkpoint.json"
 # Far above the seeds RLlib derives from config.seed (seed + small offsets, + 1_000_000 for evaluation).
@@ -321,6 +324,16 @@ class RllibKind(CheckpointKind):
 
     def single_env_factory(self) -> Callable[[], Any]:
         return self.env.make_one  # the main config's env, RLlib's way
+
+    def custom_path(self, **kwargs: Any) -> CustomPath:
+        if not self.multi_agent:
+            return super().custom_path(**kwargs)
+        from tui_eval.integrations.rllib.paths.multi_agent_custom import MultiAgentCustomPath
+
+        recipe = self.env
+        return MultiAgentCustomPath(make_env=lambda: recipe.make_one(recipe.context(), env_checker=False),
+                                    mapping_fn=self.config.policy_mapping_fn, module_ids=self.module_ids,
+                                    view=self.module_id or None, **kwargs)
 
     def seed_check(self) -> SeedCheck:
         """Both paths' envs (the evaluation env may differ from the training one); a MultiAgentEnv takes
