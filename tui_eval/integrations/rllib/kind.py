@@ -68,6 +68,8 @@ def _quiet_ray_logs() -> None:
 class RllibKind(CheckpointKind):
     name = "rllib"
     default_paths = ("evaluate", "connectors")
+    #: a multi-agent `--vs-env` env's agents the checkpoint's saved pipelines were not built for
+    new_agents: list = []  # noqa: RUF012  (never mutated: on_other_env sets a new list)
 
     @classmethod
     def recognise(cls, path: Path) -> bool:
@@ -350,10 +352,15 @@ class RllibKind(CheckpointKind):
             raise BadInput("--vs-vecenv is for rsl_rl checkpoints; for RLlib pass --vs-env ENV")
         other = self.copy()
         assert isinstance(other, RllibKind)
-        name = spec.vs_env or self.env.name
-        config = dict(self.env.env_config) if name == self.env.name else {}
+        same = spec.vs_env in (None, "", self.env.name)  # the checkpoint's own env (a name or a callable)
+        config = dict(self.env.env_config) if same else {}
         config.update(spec.vs_env_config)
-        other.env = other.eval_env = resolve_env(name, config)
+        other.env = other.eval_env = resolve_env(self.env.env if same else spec.vs_env, config)
+        if self.multi_agent:
+            from tui_eval.integrations.rllib.multi_agent_vs_env import check_multi_agent_vs_env
+
+            other.new_agents = check_multi_agent_vs_env(other.env, self._trained_observation_space(),
+                                                        _spaces_compatible)
         other._check_observation_spaces()
         return other
 
@@ -382,7 +389,10 @@ class RllibKind(CheckpointKind):
             return RllibMultiAgentEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
                                                use_evaluation_config=self.has_evaluation_runners, **common)
         if name == "connectors":
+            from tui_eval.integrations.rllib.multi_agent_vs_env import refuse_new_agents
             from tui_eval.integrations.rllib.paths.multi_agent_connectors import RllibMultiAgentConnectorsPath
+
+            refuse_new_agents(self.new_agents, self.env)  # `--vs-env`'s env
 
             return RllibMultiAgentConnectorsPath(recipe=self.env, mapping_fn=self.config.policy_mapping_fn, **common)
         raise BadInput(f"path {name!r} is not an RLlib path")
