@@ -163,6 +163,10 @@ def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None]
         if seed is None:
             progress(f"running {plan.spec.episodes} paired episodes per path")
             batch = run_batch(engine, batch_timeout)
+        if getattr(plan.kind, "multi_agent", False):  # per-module returns, multi-agent replays and probes
+            from tui_eval.doctor.multi_agent import diagnose_multi_agent
+
+            return diagnose_multi_agent(dict(engine.paths), plan.kind, engine.log.records(), seed, progress)
         return diagnose_paths(dict(engine.paths), plan.kind, batch, seed, progress)
     finally:
         engine.close()

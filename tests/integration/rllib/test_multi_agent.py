@@ -169,11 +169,6 @@ def test_a_broken_world_is_the_same_invalid_episode_on_both_paths(zoo, tmp_path)
         {(r.seed, r.modules, r.invalid) for r in records if r.path == "connectors"}
 
 
-def test_diagnose_refuses_a_multi_agent_checkpoint_in_one_line(zoo, tmp_path, capsys):  # noqa: F811
-    result = in_process(capsys, "diagnose", zoo / "multi_agent", "--log", tmp_path / "d.sqlite")
-    assert_one_line_error(result, "diagnose does not read multi-agent checkpoints yet", "--explore evaluate=off")
-
-
 def test_an_agent_that_joins_mid_episode_acts_the_same_on_both_paths(zoo, tmp_path):  # noqa: F811
     from tests.support import multi_agent_fault_envs as envs
 

@@ -374,6 +374,12 @@ class RllibKind(CheckpointKind):
 
         return reference_weights(self.checkpoint, self.module_id)
 
+    def module_weights(self, module_id: str) -> dict[str, Any]:
+        """Module `module_id`'s weights as the checkpoint holds them (a multi-agent checkpoint's doctor)."""
+        from tui_eval.integrations.rllib.doctor import reference_weights
+
+        return reference_weights(self.checkpoint, module_id)
+
     def saved_connector_states(self) -> dict[str, Any]:
         from tui_eval.integrations.rllib.doctor import saved_connector_states
 

@@ -1,0 +1,39 @@
+"""`tui-eval diagnose` on the zoo's multi-agent checkpoint (MultiAgentCartPole, three agents, p0 for agents 0
+and 2): the static diff and the multi-agent replay name RLlib's evaluation default (explore on) against
+`connectors`; the mapping probe names a user loop that maps every agent to the other module, with its proof;
+a faithful user loop has no finding; the single-agent probes are skipped with a note."""
+
+from __future__ import annotations
+
+import json
+
+from tests.support.bad_input import in_process
+from tests.support.common import SUPPORT
+
+LOOPS = SUPPORT / "user_project" / "my_marl_loop.py"
+
+
+def test_diagnose_names_explore_and_a_wrong_agent_mapping_with_its_proof(zoo, tmp_path, capsys):
+    result = in_process(capsys, "diagnose", zoo / "multi_agent", "--path", f"swapped={LOOPS}:make_swapped_loop",
+                        "--path", f"loop={LOOPS}:make_loop", "--paths", "connectors,swapped,loop,evaluate",
+                        "--episodes", "2", "--json", tmp_path / "d.json")
+    assert result.returncode == 0, result.stderr[-3000:]
+    d = json.loads((tmp_path / "d.json").read_text())
+    by_path = {tuple(f["paths"]): f for f in d["findings"]}
+    assert set(by_path) == {("connectors", "swapped"), ("connectors", "evaluate")}  # none for the faithful loop
+    mapping = by_path[("connectors", "swapped")]
+    assert d["findings"][0] is not None and d["findings"][0]["cause"] == mapping["cause"]
+    assert "maps agents to other modules than the checkpoint's policy_mapping_fn" in mapping["cause"]
+    for agent, wrong, right in ((0, "p1", "p0"), (1, "p0", "p1"), (2, "p1", "p0")):
+        assert f"agent {agent} -> {wrong} (checkpoint: {right})" in mapping["cause"]
+    length = d["replay"]["paths"]["swapped"]["length"]
+    assert f"proof: with the mapping 0 -> p1, 1 -> p0, 2 -> p1, `connectors` sends `swapped`'s actions at " \
+           f"every one of its {length} steps of seed {d['seed']}" in mapping["evidence"]
+    assert mapping["step"] == 0 and "policy_mapping_fn" in mapping["fix"]
+    explore = by_path[("connectors", "evaluate")]
+    assert "`evaluate` samples actions" in explore["cause"] and "--explore evaluate=off" in explore["fix"]
+    assert d["differ"] == {"explore": {"connectors": False, "swapped": False, "loop": False, "evaluate": True}}
+    assert {"weights", "env_config"} <= {s["fact"] for s in d["same"]}  # every module's weights, every path
+    assert d["replay"]["modules"]["loop"] == d["replay"]["modules"]["connectors"]
+    assert any("single-agent probes" in n and "skipped for multi-agent" in n for n in d["notes"])
+    assert "1. path `swapped` maps agents" in result.stdout
