@@ -157,7 +157,8 @@ def cql(out: Path):
 
 ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
 #: checkpoints with a feature a path cannot replicate (refused up front)
-EXTRA = {"multi_agent": multi_agent, "multi_agent_baseline": multi_agent_baseline, "custom_evaluation": custom_evaluation, "custom_env_runner": custom_env_runner}
+EXTRA = {"multi_agent": multi_agent, "multi_agent_baseline": multi_agent_baseline,
+         "custom_evaluation": custom_evaluation, "custom_env_runner": custom_env_runner}
 #: offline algorithms, built and saved untrained; each recipe takes the output folder
 OFFLINE = {"bc": bc, "marwil": marwil, "cql": cql}
 

@@ -14,11 +14,11 @@ The single-agent probes replay one module's observations and are skipped, with a
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
 
-from tui_eval.doctor.core import Diagnosis, compare_json
 from tui_eval.doctor.findings import UNEXPLAINED, Finding, diagnose_pair
 from tui_eval.doctor.multi_agent_replay import (
     MultiTrace,
@@ -28,7 +28,7 @@ from tui_eval.doctor.multi_agent_replay import (
     replay_multi_agent,
 )
 from tui_eval.doctor.replay import Divergence
-from tui_eval.doctor.static_diff import _find_live, compare, connector_states, env_facts, weight_diff
+from tui_eval.doctor.static_diff import compare, connector_states, env_facts, find_live, weight_diff
 
 SKIPPED = ("single-agent probes (observation normalizer, observation order, float precision, train mode, "
            "unsquash, recurrent state) are skipped for multi-agent checkpoints: they replay one module's "
@@ -80,7 +80,7 @@ def path_facts(path: Any, kind: Any, references: Callable[[Any], dict[str, Any]]
     owner = getattr(path, "vs_kind", None) or kind
     evaluate = type(path).__name__ == "RllibMultiAgentEvaluatePath"
     parts = path.live_parts() if evaluate else None
-    found = _find_live(path.target) if hasattr(path, "target") else {}
+    found = find_live(path.target) if hasattr(path, "target") else {}
     e2m = getattr(parts, "env_to_module", None) or getattr(path, "env_to_module", None) or found.get("env_to_module")
     m2e = getattr(parts, "module_to_env", None) or getattr(path, "module_to_env", None) or found.get("module_to_env")
     f: dict[str, Any] = {"explore": bool(parts.explore) if parts is not None else getattr(path, "explore", None)}
@@ -133,8 +133,9 @@ def _mapping_finding(a: str, b: str, built: dict[str, Any], traces: dict[str, Mu
 
 
 def diagnose_multi_agent(built: dict[str, Any], kind: Any, records: list, seed: int | None,
-                         progress: Callable[[str], None] = lambda s: None) -> Diagnosis:
-    """The doctor on built multi-agent paths (kept open), given the batch's records and an optional seed."""
+                         progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+    """The doctor on built multi-agent paths (kept open), given the batch's records and an optional seed: the
+    fields of a Diagnosis (tui_eval.doctor.core, which builds it)."""
     started = time.perf_counter()
     names, notes = list(built), [SKIPPED]
     batch = module_batch(records)
@@ -162,9 +163,10 @@ def diagnose_multi_agent(built: dict[str, Any], kind: Any, records: list, seed: 
             findings += _pair(a, b, built, kind, traces, batch, per_path, saved, chosen, notes, replay_json)
     findings.sort(key=lambda f: -f.score)
     team = {p: {s: sum(m.values()) for s, m in seeds.items()} for p, seeds in batch.items()}
-    replay_json["facts"] = compare_json(per_path)
+    replay_json["facts"] = json.loads(json.dumps(per_path, default=str))
     replay_json["modules"] = {p: {str(s): m for s, m in seeds.items()} for p, seeds in batch.items()}
-    return Diagnosis(findings, same, differ, replay_json, names, chosen, team, notes, time.perf_counter() - started)
+    return {"findings": findings, "same": same, "differ": differ, "replay": replay_json, "paths": names,
+            "seed": chosen, "batch": team, "notes": notes, "wall_s": time.perf_counter() - started}
 
 
 def _pair(a: str, b: str, built, kind, traces, batch, per_path, saved, seed, notes, replay_json) -> list:

@@ -57,7 +57,7 @@ def _kept(actions: dict[Any, Any]) -> dict[Any, Any]:
 
 def replay_connectors(path: Any, seed: int) -> MultiTrace:
     """The multi-agent `connectors` path itself on `seed`, recording the actions its seeded sub-env was given."""
-    trace, records = MultiTrace(path.name), []
+    trace, records = MultiTrace(path.name), []  # type: MultiTrace, list[Any]
     for guard in path.loop.guards:
         def recording(action_dict, guard=guard, original=guard.step):
             if not guard.idle and guard.seed == seed:
@@ -114,7 +114,7 @@ def checkpoint_mapping(mapping_fn: Any, agents: Sequence[Any]) -> dict[Any, str]
     from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 
     episode = MultiAgentEpisode(agent_to_module_mapping_fn=mapping_fn)
-    return {agent: episode.module_for(agent) for agent in agents}
+    return {agent: str(episode.module_for(agent)) for agent in agents}
 
 
 def find_mapping(connectors: Any, loop: MultiTrace, seed: int, module_ids: Sequence[str]) -> dict[Any, str] | None:

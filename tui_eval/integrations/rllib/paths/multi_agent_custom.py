@@ -103,7 +103,7 @@ class MultiAgentCustomPath(CustomPath):
         self.module_ids, self.view = list(module_ids), view
         self.form = "episode" if not hasattr(target, "act") and callable(target) else "act"
         self.seed_feed = CurrentSeed()
-        self.guarded = RecordingGuard(make_env(), feed=self.seed_feed, mapping_fn=mapping_fn,
+        self.guarded: Any = RecordingGuard(make_env(), feed=self.seed_feed, mapping_fn=mapping_fn,
                                       success_key=success_key, step_timeout=step_timeout)
         self.env: Any = self.guarded
         form = "run_episode(env)" if self.form == "episode" else "act(obs)"
