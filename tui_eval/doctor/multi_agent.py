@@ -9,6 +9,9 @@
 - Probe "agent-to-module mapping": a `--path` loop that parts from `connectors` is tried against every other
   mapping of its agents to the checkpoint's modules; the one that makes `connectors` send the loop's actions
   at every step is named, with that proof.
+- Probe "state carried over": a `--path` loop that parts from the other path is built afresh (its factory
+  called again) and replayed; when it then sends the other path's actions at every step, it carried a state
+  (e.g. its modules' recurrent state) over from the batch's earlier episodes.
 The single-agent probes replay one module's observations and are skipped, with a note saying so.
 """
 
@@ -31,8 +34,8 @@ from tui_eval.doctor.replay import Divergence
 from tui_eval.doctor.static_diff import compare, connector_states, env_facts, find_live, weight_diff
 
 SKIPPED = ("single-agent probes (observation normalizer, observation order, float precision, train mode, "
-           "unsquash, recurrent state) are skipped for multi-agent checkpoints: they replay one module's "
-           "observations; the agent-to-module mapping probe runs instead")
+           "unsquash, state reset every step) are skipped for multi-agent checkpoints: they replay one module's "
+           "observations; the agent-to-module mapping and state-carried-over probes run instead")
 MAPPING_SCORE = 98  # above every single-agent rule: a wrong mapping explains the whole divergence
 
 
@@ -132,6 +135,35 @@ def _mapping_finding(a: str, b: str, built: dict[str, Any], traces: dict[str, Mu
         None if step is None else step[0], MAPPING_SCORE, "mapping")
 
 
+def _state_finding(a: str, b: str, built: dict[str, Any], traces: dict[str, MultiTrace], seed: int) -> Finding | None:
+    """Probe: the custom path of the pair, built afresh, sends the other's actions at every step of the seed."""
+    from tui_eval.doctor.multi_agent_replay import replay_custom
+
+    loop = next((n for n in (a, b) if getattr(built[n], "remake", None) is not None), None)
+    if loop is None or built[a].explore or built[b].explore:
+        return None
+    other, path = b if loop == a else a, built[loop]
+    stale, path.target = path.target, path.remake(path.explore)
+    try:
+        fresh = replay_custom(path, seed)
+    finally:
+        fresh_target, path.target = path.target, stale
+        if callable(getattr(fresh_target, "close", None)):
+            fresh_target.close()
+    if first_action_divergence(fresh, traces[other]) is not None:
+        return None
+    step = first_action_divergence(traces[loop], traces[other])
+    parted = "" if step is None else f"; as it ran after the batch's episodes, they part at step {step[0]}"
+    return Finding(
+        f"path `{loop}` carries a state over from one episode into the next (e.g. its modules' recurrent state "
+        "not reset at the episode's start)",
+        f"proof: built afresh (its factory called again), `{loop}` sends `{other}`'s actions at every one of its "
+        f"{len(fresh.actions)} steps of seed {seed}{parted}",
+        f"in `{loop}`, start every agent's state from its module's get_initial_state() at each episode's start "
+        "(in reset() for an act(obs) policy)", [a, b], "action_for_env", seed, None if step is None else step[0],
+        MAPPING_SCORE - 1, "recurrent")
+
+
 def diagnose_multi_agent(built: dict[str, Any], kind: Any, records: list, seed: int | None,
                          progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """The doctor on built multi-agent paths (kept open), given the batch's records and an optional seed: the
@@ -185,9 +217,12 @@ def _pair(a: str, b: str, built, kind, traces, batch, per_path, saved, seed, not
     kinds = {n: "custom" if hasattr(built[n], "target") else n for n in (a, b)}
     _, pair_differ = compare({a: per_path[a], b: per_path[b]})  # what differs between these two
     found = diagnose_pair(a, b, per_path, pair_differ, div, seed, kinds, saved, coarse=True)
-    mapping = _mapping_finding(a, b, built, traces, seed, list(kind.module_ids), notes) if parted else None
-    if mapping is not None:
-        found = [f for f in found if f.cause != UNEXPLAINED] + [mapping]
+    probed = None
+    if parted:
+        probed = _mapping_finding(a, b, built, traces, seed, list(kind.module_ids), notes) or \
+            _state_finding(a, b, built, traces, seed)
+    if probed is not None:
+        found = [f for f in found if f.cause != UNEXPLAINED] + [probed]
     if seed in batch.get(a, {}) and seed in batch.get(b, {}):
         for f in found:
             f.evidence += f"; module returns on seed {seed}: {a} {batch[a][seed]}, {b} {batch[b][seed]}"

@@ -37,3 +37,21 @@ def test_diagnose_names_explore_and_a_wrong_agent_mapping_with_its_proof(zoo, tm
     assert d["replay"]["modules"]["loop"] == d["replay"]["modules"]["connectors"]
     assert any("single-agent probes" in n and "skipped for multi-agent" in n for n in d["notes"])
     assert "1. path `swapped` maps agents" in result.stdout
+
+
+def test_diagnose_names_a_recurrent_state_carried_over_between_episodes_with_its_proof(zoo, tmp_path, capsys):
+    """LSTM modules (the zoo's multi_agent_lstm): an act-form policy that forgets to start each agent's state
+    afresh at an episode's start; the faithful one has no finding."""
+    result = in_process(capsys, "diagnose", zoo / "multi_agent_lstm", "--path", f"rec={LOOPS}:make_recurrent_policy",
+                        "--path", f"stale={LOOPS}:make_carried_over_policy", "--paths", "connectors,rec,stale",
+                        "--episodes", "3", "--json", tmp_path / "d.json")
+    assert result.returncode == 0, result.stderr[-3000:]
+    d = json.loads((tmp_path / "d.json").read_text())
+    assert [f["paths"] for f in d["findings"]] == [["connectors", "stale"]]
+    finding = d["findings"][0]
+    assert "`stale` carries a state over from one episode into the next" in finding["cause"]
+    length = d["replay"]["paths"]["stale"]["length"]
+    assert f"proof: built afresh (its factory called again), `stale` sends `connectors`'s actions at every one " \
+           f"of its {length} steps of seed {d['seed']}; as it ran after the batch's episodes, they part at step " \
+           f"{finding['step']}" in finding["evidence"]
+    assert finding["step"] is not None and "get_initial_state()" in finding["fix"]

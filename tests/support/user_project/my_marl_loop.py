@@ -7,6 +7,8 @@ the MultiRLModule restored from the checkpoint, each agent's module by the user'
 checkpoint's policy_mapping_fn does; `make_swapped_loop` maps every agent to the other module (agents 0 and 2
 to p1, agent 1 to p0: a mapping written for another setup); `make_naive_loop` acts for every agent in each
 observation, also for one whose episode ended (MultiAgentCartPole still returns its last observation).
+For a checkpoint with LSTM modules, `make_recurrent_policy` keeps each agent's state and starts it afresh at
+every episode; `make_carried_over_policy` forgets that reset.
 """
 
 from __future__ import annotations
@@ -86,3 +88,39 @@ class Policy:
 
 def make_policy(checkpoint: str, *, explore: bool, device: str) -> Policy:
     return Policy(checkpoint, explore, device)
+
+
+class RecurrentPolicy:
+    """For a checkpoint with LSTM modules: each agent's recurrent state, from the module's initial state at every
+    episode's start (`carry_over`: kept from the episode before, a reset forgotten); greedy actions."""
+
+    def __init__(self, checkpoint: str, device: str, carry_over: bool = False):
+        self.modules, self.device, self.carry_over = _restore(checkpoint, device), device, carry_over
+        self.states: dict = {}
+
+    def reset(self) -> None:
+        if not self.carry_over:
+            self.states = {}
+
+    def act(self, obs: dict) -> dict:
+        import tree
+
+        actions = {}
+        for agent_id, agent_obs in obs.items():
+            module = self.modules[f"p{agent_id % 2}"]
+            state = self.states.get(agent_id) or module.get_initial_state()
+            batch = {Columns.OBS: torch.as_tensor(agent_obs, dtype=torch.float32, device=self.device)[None, None],
+                     Columns.STATE_IN: tree.map_structure(lambda s: torch.as_tensor(s)[None], state)}
+            with torch.no_grad():
+                out = module.forward_inference(batch)
+            self.states[agent_id] = tree.map_structure(lambda s: s[0], out[Columns.STATE_OUT])
+            actions[agent_id] = int(torch.argmax(out[Columns.ACTION_DIST_INPUTS][0, 0]))
+        return actions
+
+
+def make_recurrent_policy(checkpoint: str, *, explore: bool, device: str) -> RecurrentPolicy:
+    return RecurrentPolicy(checkpoint, device)
+
+
+def make_carried_over_policy(checkpoint: str, *, explore: bool, device: str) -> RecurrentPolicy:
+    return RecurrentPolicy(checkpoint, device, carry_over=True)
