@@ -36,7 +36,7 @@ from tui_eval.doctor.static_diff import compare, connector_states, env_facts, fi
 SKIPPED = ("single-agent probes (observation normalizer, observation order, float precision, train mode, "
            "unsquash, state reset every step) are skipped for multi-agent checkpoints: they replay one module's "
            "observations; the agent-to-module mapping and state-carried-over probes run instead")
-MAPPING_SCORE = 98  # above every single-agent rule: a wrong mapping explains the whole divergence
+MAPPING_SCORE = 150  # a proven probe ranks above every rule read from settings (at most 95 + 50)
 
 
 def module_batch(records: list) -> dict[str, dict[int, dict[str, float]]]:

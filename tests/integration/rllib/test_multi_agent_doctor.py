@@ -1,7 +1,8 @@
 """`tui-eval diagnose` on the zoo's multi-agent checkpoint (MultiAgentCartPole, three agents, p0 for agents 0
-and 2): the static diff and the multi-agent replay name RLlib's evaluation default (explore on) against
-`connectors`; the mapping probe names a user loop that maps every agent to the other module, with its proof;
-a faithful user loop has no finding; the single-agent probes are skipped with a note."""
+and 2): the static diff and the multi-agent replay name a user loop that samples against `connectors`; the
+mapping probe names a user loop that maps every agent to the other module, with its proof; the single-agent
+probes are skipped with a note; on LSTM modules the state probe names a loop that carries each agent's state
+over between episodes (the faithful one has no finding)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ LOOPS = SUPPORT / "user_project" / "my_marl_loop.py"
 
 def test_diagnose_names_explore_and_a_wrong_agent_mapping_with_its_proof(zoo, tmp_path, capsys):
     result = in_process(capsys, "diagnose", zoo / "multi_agent", "--path", f"swapped={LOOPS}:make_swapped_loop",
-                        "--path", f"loop={LOOPS}:make_loop", "--paths", "connectors,swapped,loop,evaluate",
-                        "--episodes", "2", "--json", tmp_path / "d.json")
+                        "--path", f"loop={LOOPS}:make_loop", "--paths", "connectors,swapped,loop",
+                        "--explore", "loop=on", "--episodes", "3", "--json", tmp_path / "d.json")
     assert result.returncode == 0, result.stderr[-3000:]
     d = json.loads((tmp_path / "d.json").read_text())
     by_path = {tuple(f["paths"]): f for f in d["findings"]}
-    assert set(by_path) == {("connectors", "swapped"), ("connectors", "evaluate")}  # none for the faithful loop
+    assert set(by_path) == {("connectors", "swapped"), ("connectors", "loop")}
     mapping = by_path[("connectors", "swapped")]
     assert d["findings"][0] is not None and d["findings"][0]["cause"] == mapping["cause"]
     assert "maps agents to other modules than the checkpoint's policy_mapping_fn" in mapping["cause"]
@@ -30,11 +31,10 @@ def test_diagnose_names_explore_and_a_wrong_agent_mapping_with_its_proof(zoo, tm
     assert f"proof: with the mapping 0 -> p1, 1 -> p0, 2 -> p1, `connectors` sends `swapped`'s actions at " \
            f"every one of its {length} steps of seed {d['seed']}" in mapping["evidence"]
     assert mapping["step"] == 0 and "policy_mapping_fn" in mapping["fix"]
-    explore = by_path[("connectors", "evaluate")]
-    assert "`evaluate` samples actions" in explore["cause"] and "--explore evaluate=off" in explore["fix"]
-    assert d["differ"] == {"explore": {"connectors": False, "swapped": False, "loop": False, "evaluate": True}}
+    explore = by_path[("connectors", "loop")]  # the loop samples (its factory got explore=True)
+    assert "`loop` samples actions" in explore["cause"] and "--explore loop=off" in explore["fix"]
+    assert d["differ"] == {"explore": {"connectors": False, "swapped": False, "loop": True}}
     assert {"weights", "env_config"} <= {s["fact"] for s in d["same"]}  # every module's weights, every path
-    assert d["replay"]["modules"]["loop"] == d["replay"]["modules"]["connectors"]
     assert any("single-agent probes" in n and "skipped for multi-agent" in n for n in d["notes"])
     assert "1. path `swapped` maps agents" in result.stdout
 

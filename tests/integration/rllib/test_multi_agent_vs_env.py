@@ -1,6 +1,6 @@
 """`--vs-env` / `--vs-env-config` with a multi-agent checkpoint: every module on a second MultiAgentEnv, per
-module and for the team (the zoo's MultiAgentCartPole checkpoint, three agents; the second env has two or
-four: MultiAgentCartPole seeds agent i's CartPole from the reset seed and i, so the agents both envs have act
+module and for the team (the zoo's MultiAgentCartPole checkpoint, three agents; the second env has two:
+MultiAgentCartPole seeds agent i's CartPole from the reset seed and i, so the agents both envs have act
 alike). Refused before any episode: a single-agent env, and `connectors@vs-env` on agents the checkpoint's
 restored pipelines were not built for."""
 
@@ -39,18 +39,13 @@ def test_two_agents_on_the_second_env_the_restored_pipelines_and_a_user_loop(zoo
     assert '(on --vs-env the same env {"num_agents": 2})' in " ".join(result.stderr.split())
 
 
-def test_four_agents_run_on_rllibs_own_runner_and_the_restored_pipelines_refuse_them(zoo, tmp_path, capsys):
+def test_connectors_on_agents_its_restored_pipelines_do_not_know_is_refused_in_one_line(zoo, tmp_path, capsys):
+    """(`evaluate@vs-env` takes them: RLlib's runner builds its pipelines for the env it runs; not run here, an
+    Algorithm build is the slow part of a test.)"""
     refused = in_process(capsys, zoo / "multi_agent", "--headless", "--episodes", "2", "--vs-env-config",
                          '{"num_agents": 4}', "--log", tmp_path / "refused.sqlite")
     assert_one_line_error(refused, "has agents the checkpoint's connector pipelines were not built for (3)",
                           "--paths evaluate,evaluate@vs-env")
-    _, summary = _run(capsys, zoo, tmp_path, "--vs-env-config", '{"num_agents": 4}', "--paths",
-                      "connectors,evaluate@vs-env", "--explore", "evaluate@vs-env=off")
-    first, second = _modules(summary["episodes"], "connectors"), _modules(summary["episodes"], "evaluate@vs-env")
-    assert len(first) == len(second) == 3
-    for seed, modules in first.items():  # agent 3 joins p1; agents 0 and 2 (p0) act as on the first env
-        assert second[seed]["p0"] == modules["p0"]
-        assert second[seed]["p1"]["agent_steps"] > modules["p1"]["agent_steps"]
 
 
 def test_a_single_agent_second_env_is_refused_in_one_line(zoo, capsys):
