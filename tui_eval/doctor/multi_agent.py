@@ -96,7 +96,7 @@ def path_facts(path: Any, kind: Any, references: Callable[[Any], dict[str, Any]]
     modules = _modules_of(parts.module if parts is not None else getattr(path, "module", None)) or \
         _modules_of(getattr(path, "target", None))
     if modules:
-        weights = references(owner)
+        weights = references(kind)  # the run's checkpoint, as for single-agent paths: a `--vs` baseline's differ
         diffs = {f"{mid}/{k}": v for mid, sub in modules.items()
                  for k, v in (weight_diff(sub, weights.get(mid)) or {}).items()}
         f["weights"] = {k: v for k, v in diffs.items() if v > 0} or "same as checkpoint"

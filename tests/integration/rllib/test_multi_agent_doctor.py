@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.support.bad_input import in_process
 from tests.support.common import SUPPORT
 
@@ -55,3 +57,17 @@ def test_diagnose_names_a_recurrent_state_carried_over_between_episodes_with_its
            f"of its {length} steps of seed {d['seed']}; as it ran after the batch's episodes, they part at step " \
            f"{finding['step']}" in finding["evidence"]
     assert finding["step"] is not None and "get_initial_state()" in finding["fix"]
+
+
+@pytest.mark.parametrize("args, cause, evidence", [
+    (["--vs", "{zoo}/multi_agent_baseline"], "module weights differ between paths", "tensor(s) differ from the "
+                                                                                     "checkpoint, max abs diff"),
+    (["--vs-env-config", '{"num_agents": 2}'], "the env differs between paths (env_config)",
+     'connectors: {"num_agents": 3}; connectors@vs-env: {"num_agents": 2}'),
+])
+def test_diagnose_a_baseline_or_a_second_env_names_what_differs(zoo, tmp_path, capsys, args, cause, evidence):
+    result = in_process(capsys, "diagnose", zoo / "multi_agent", *[a.replace("{zoo}", str(zoo)) for a in args],
+                        "--episodes", "2", "--json", tmp_path / "d.json")
+    assert result.returncode == 0, result.stderr[-3000:]
+    first = json.loads((tmp_path / "d.json").read_text())["findings"][0]
+    assert first["cause"] == cause and evidence in first["evidence"]
