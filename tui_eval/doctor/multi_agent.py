@@ -217,10 +217,12 @@ def _pair(a: str, b: str, built, kind, traces, batch, per_path, saved, seed, not
     kinds = {n: "custom" if hasattr(built[n], "target") else n for n in (a, b)}
     _, pair_differ = compare({a: per_path[a], b: per_path[b]})  # what differs between these two
     found = diagnose_pair(a, b, per_path, pair_differ, div, seed, kinds, saved, coarse=True)
-    probed = None
+    probed, tried = None, []  # type: Finding | None, list[str]
     if parted:
-        probed = _mapping_finding(a, b, built, traces, seed, list(kind.module_ids), notes) or \
+        probed = _mapping_finding(a, b, built, traces, seed, list(kind.module_ids), tried) or \
             _state_finding(a, b, built, traces, seed)
+    if probed is None:
+        notes += tried  # what the probes found not to be the cause
     if probed is not None:
         found = [f for f in found if f.cause != UNEXPLAINED] + [probed]
     if seed in batch.get(a, {}) and seed in batch.get(b, {}):
