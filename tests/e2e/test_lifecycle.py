@@ -80,7 +80,7 @@ def test_detach_attach_then_the_viewers_terminal_goes_and_the_run_finishes(tmp_p
     assert document["status"] == "done"
 
 
-FOREGROUND_EPISODES = 80  # enough to outlast the terminal by far, few enough to finish soon after
+FOREGROUND_EPISODES = 40  # enough to outlast the terminal by far, few enough to finish soon after
 
 
 @needs_tmux
