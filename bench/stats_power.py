@@ -15,7 +15,7 @@ import time
 import numpy as np
 from scipy import stats
 
-from tui_eval.stats import guarded_asymptotic_cs
+from tui_eval.stats import tail_guarded_cs
 from tui_eval.stats.betting import BettingState
 from tui_eval.stats.combine import betting_and_asymptotic_cs
 from tui_eval.stats.coverage import capped_returns
@@ -100,7 +100,7 @@ def shapes() -> dict:
 def difference_cs(d: np.ndarray, bounds):
     """What `Comparison` shows for the paired difference at every look (alpha/2 = 0.025)."""
     if bounds is None:
-        return guarded_asymptotic_cs(d, 0.025)
+        return tail_guarded_cs(d, 0.025)
     span = bounds[1] - bounds[0]
     return betting_and_asymptotic_cs(d, -span, span, 0.025)
 
@@ -126,7 +126,7 @@ def width_ratios(draw, bounds, ns=(100, 300, 1000), runs: int = 200, seed: int =
     (over the runs that show an interval: none while all returns are identical, without bounds)."""
     x = draw(np.random.default_rng(seed), (runs, max(ns)))
     if bounds is None:
-        lo, hi = guarded_asymptotic_cs(x, 0.05)
+        lo, hi = tail_guarded_cs(x, 0.05)
     else:
         lo, hi = betting_and_asymptotic_cs(x, bounds[0], bounds[1], 0.05)
     out = {}

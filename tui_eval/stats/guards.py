@@ -49,6 +49,7 @@ __all__ = [
     "guarded_variance",
     "guarded_asymptotic_cs_from_moments",
     "guarded_asymptotic_cs",
+    "running_central_moments",
     "anytime_share_upper",
 ]
 
@@ -125,9 +126,9 @@ def guarded_asymptotic_cs_from_moments(
     return (mean - half, mean + half)
 
 
-def _running_central_moments(x: np.ndarray):
-    """Per look (last axis): count t, mean, and the sums of squared and fourth-power deviations from
-    the running mean (from power sums of the values less the first: no cancellation at large means)."""
+def running_central_moments(x: np.ndarray):
+    """Per look (last axis): count t, mean, and the sums of squared, cubed and fourth-power deviations
+    from the running mean (from power sums of the values less the first: no cancellation at large means)."""
     t = np.arange(1, x.shape[-1] + 1, dtype=float)
     shift = x[..., :1]
     y = x - shift
@@ -137,8 +138,9 @@ def _running_central_moments(x: np.ndarray):
     m = s1 / t
     mm = m * m
     m2 = np.maximum(s2 - t * mm, 0.0)
+    m3 = s3 - 3.0 * m * s2 + 3.0 * mm * s1 - t * mm * m
     m4 = np.maximum(s4 - 4.0 * m * s3 + 6.0 * mm * s2 - 3.0 * t * mm * mm, 0.0)
-    return t, m + shift, m2, m4
+    return t, m + shift, m2, m3, m4
 
 
 def guarded_asymptotic_cs(x, alpha: float = 0.05, target_n: float = 100, burn_in: int = 30,
@@ -146,7 +148,7 @@ def guarded_asymptotic_cs(x, alpha: float = 0.05, target_n: float = 100, burn_in
     """`guarded_asymptotic_cs_from_moments` at every look of `x` (last axis), vectorised for
     coverage simulations; ``(lo, hi)`` arrays, NaN where no interval is shown."""
     x = np.asarray(x, dtype=float)
-    t, mean, m2, m4 = _running_central_moments(x)
+    t, mean, m2, _m3, m4 = running_central_moments(x)
     span = np.maximum.accumulate(x, axis=-1) - np.minimum.accumulate(x, axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         k_range = range_weight(t)
