@@ -1,6 +1,9 @@
 """Guards that keep the live statistics from reassuring falsely when the data are degenerate.
 
-- `guarded_variance`: the asymptotic CS plugs in a sample variance, which is too small exactly when
+- `guarded_variance`, a symmetric guard: it guards the asymptotic part of the bounded CS (`combine`,
+  with `KISH_PSEUDO_BOUNDED`) and the unpaired fallback of `Comparison`; without bounds a path's
+  asymptotic CS is guarded on the side of the long tail only (`tail_guard`). The asymptotic CS plugs
+  in a sample variance, which is too small exactly when
   the returns that carry the variance are missing or few: a run of identical returns (a policy capped
   at the max on most seeds) makes it 0, a sample of skewed returns without its long tail makes both
   the mean and the variance low (every miss of the plain asymptotic CS on exponential, lognormal,
