@@ -128,10 +128,11 @@ def test_lognormal_returns_without_bounds_are_covered_and_each_part_is_needed():
     mu = math.exp(0.5)
     shipped, zero = ever_miss(*tail_guarded_cs(x), mu)
     assert np.allclose(_variant(x[:50], True, True), tail_guarded_cs(x[:50]), equal_nan=True)
-    symmetric, _ = ever_miss(*guarded_asymptotic_cs(x), mu)
-    no_cf, _ = ever_miss(*_variant(x, True, False), mu)
-    no_prior, _ = ever_miss(*_variant(x, False, True), mu)
-    print(f"\nlognormal(0, 1), {RUNS} x {LOOKS}: ever-miss {shipped:.1%}; symmetric guard {symmetric:.1%}; "
-          f"without Cornish-Fisher {no_cf:.1%}; without the tail range prior {no_prior:.1%}")
+    half = x[: RUNS // 2]  # the ablations on half the runs (their rates are far from the limit)
+    symmetric, _ = ever_miss(*guarded_asymptotic_cs(half), mu)
+    no_cf, _ = ever_miss(*_variant(half, True, False), mu)
+    no_prior, _ = ever_miss(*_variant(half, False, True), mu)
+    print(f"\nlognormal(0, 1), {RUNS} x {LOOKS}: ever-miss {shipped:.1%}; on {RUNS // 2} runs: symmetric guard "
+          f"{symmetric:.1%}, without Cornish-Fisher {no_cf:.1%}, without the tail range prior {no_prior:.1%}")
     assert shipped <= 0.05 and zero == 0.0
     assert min(symmetric, no_cf, no_prior) > 0.06
