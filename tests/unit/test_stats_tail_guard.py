@@ -32,7 +32,7 @@ def reference_halves(x, alpha=ALPHA):
     skew = (m3 / n) / (m2 / n) ** 1.5
     tail = sd_tail * (unit + abs(skew) * (2 * unit**2 * n + 1) / (6 * n))
     other = math.sqrt(m2 / (n - 1)) * unit
-    return (tail, other) if m3 >= 0 else (other, tail)
+    return (tail if m3 >= 0 else other, tail if m3 <= 0 else other)
 
 
 def capped(rng, n):
@@ -85,6 +85,25 @@ def test_only_the_side_of_the_long_tail_is_widened_and_mirrored_data_mirror_it()
     assert ((hi - mean)[right] > 1.05 * plain[right]).all()
     mlo, mhi = tail_guarded_cs(-x)
     assert np.allclose(mlo[shown], -hi[shown], rtol=1e-12) and np.allclose(mhi[shown], -lo[shown], rtol=1e-12)
+
+
+def test_no_side_indicated_guards_both_and_tiny_values_give_finite_mirrored_intervals():
+    x = np.array([0.0, 1.0] * 20)  # sum d^3 = 0: both sides guarded
+    up, down = reference_halves(x)
+    assert up == pytest.approx(down)
+    d = x - x.mean()
+    lo, hi = tail_guarded_cs_from_moments(40, x.mean(), (d**2).sum(), (d**3).sum(), 0.0, 1.0)
+    assert [x.mean() - lo, hi - x.mean()] == pytest.approx([down, up], rel=1e-9)
+    tiny = np.random.default_rng(4).normal(0, 1, 40) * 5e-152  # (m2 / n)^1.5 underflows
+    for sign in (1.0, -1.0):
+        ps = PathStats(burn_in=3)
+        for i, v in enumerate((sign * tiny).tolist()):
+            ps.add(EpisodeRecord("A", i, v, 1))
+        lo, hi = ps.cs()[0]
+        assert math.isfinite(lo) and math.isfinite(hi) and lo < hi
+        if sign > 0:
+            first = (lo, hi)
+    assert (lo, hi) == pytest.approx((-first[1], -first[0]), rel=1e-9)
 
 
 def test_the_parts_named_in_the_docstring():

@@ -16,7 +16,8 @@ interval ends short of the true mean on the side of the tail. The sign of the th
   n (capped or Bernoulli returns) ``|gamma| / sqrt(n)`` is ``1 / sqrt(k)``: it stays while the rare
   returns stay few (the job the Kish pseudo-observations of `guards` do on both sides);
 * the other side keeps the plain sample variance: its misses are the short tail's, which the CLT
-  covers (Gaussian and t3 samples, where the sign of ``sum d^3`` is noise, included: README).
+  covers (Gaussian and t3 samples, where the sign of ``sum d^3`` is noise, included: README). Where
+  ``sum d^3`` is exactly 0 both sides are guarded.
 
 The two together are what the coverage and power simulations chose (README, statistics;
 tests/unit/test_stats_tail_guard.py; bench/bench_stats.py --power).
@@ -54,10 +55,12 @@ def tail_range_weight(n):
 
 
 def sample_skewness(n, m2, m3):
-    """``(m3 / n) / (m2 / n)^1.5`` from the sums of squared and cubed deviations; 0 where m2 is 0."""
+    """``(m3 / n) / (m2 / n)^1.5`` from the sums of squared and cubed deviations; 0 where that scale is 0
+    (m2 is 0, or so small that its 1.5th power underflows: values of order 1e-150)."""
     n, m2, m3 = np.asarray(n, dtype=float), np.asarray(m2, dtype=float), np.asarray(m3, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(m2 > 0.0, (m3 / n) / np.sqrt(np.maximum(m2 / n, 1e-300)) ** 3, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
+        scale = np.sqrt(m2 / n) ** 3
+        return np.where(scale > 0.0, (m3 / n) / np.where(scale > 0.0, scale, 1.0), 0.0)
 
 
 def cornish_fisher_widening(n, skew, unit_half):
@@ -77,14 +80,15 @@ def _tail_and_other_sd(n, m2, span):
 
 
 def _halves(n, m2, m3, span, alpha, target_n):
-    """(upper half-width, lower half-width): the tail side (sign of m3) guarded, the other plain."""
+    """(upper half-width, lower half-width): the tail side (sign of m3) guarded, the other plain; both
+    guarded where m3 is 0 (no side is indicated; and mirrored data, -x, get the mirrored interval)."""
     unit = gaussian_mixture_half_width(n, 1.0, alpha, target_n=target_n)
     sd_tail, sd_plain = _tail_and_other_sd(n, m2, span)
     skew = sample_skewness(n, m2, m3)
     tail = sd_tail * (unit + cornish_fisher_widening(n, skew, unit))
     other = sd_plain * unit
-    right = np.asarray(m3) >= 0.0
-    return np.where(right, tail, other), np.where(right, other, tail)
+    m3 = np.asarray(m3)
+    return np.where(m3 < 0.0, other, tail), np.where(m3 > 0.0, other, tail)
 
 
 def tail_guarded_cs_from_moments(
