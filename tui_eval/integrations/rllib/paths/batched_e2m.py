@@ -15,6 +15,7 @@ real tail pieces. `tests/support/e2m_checks.py` checks both against each other o
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -164,9 +165,14 @@ def _last_observation(episode):
 
 def _in_lists(buffer) -> bool:
     """An InfiniteLookbackBuffer itself (no subclass), not finalized: its `get(-1)` is `data[-1]`."""
+    return type(buffer) is _buffer_class() and not buffer.finalized
+
+
+@functools.cache
+def _buffer_class() -> Any:
     from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
 
-    return type(buffer) is InfiniteLookbackBuffer and not buffer.finalized
+    return InfiniteLookbackBuffer
 
 
 def _tensors(value):
