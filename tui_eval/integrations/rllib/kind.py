@@ -357,12 +357,12 @@ class RllibKind(CheckpointKind):
     def _build_multi_agent_path(self, name: str, common: dict[str, Any]) -> InferencePath:
         common = {**common, "module_ids": self.module_ids, "view": self.module_id or None}
         del common["module_id"]
-        del common["freeze_filters"]  # refused up front (refuse_for_multi_agent)
         if name == "evaluate":
             from tui_eval.integrations.rllib.paths.multi_agent_evaluate import RllibMultiAgentEvaluatePath
 
             return RllibMultiAgentEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
-                                               use_evaluation_config=self.has_evaluation_runners, **common)
+                                               use_evaluation_config=self.has_evaluation_runners,
+                                               **self._runners(), **common)
         if name == "connectors":
             from tui_eval.integrations.rllib.paths.multi_agent_connectors import RllibMultiAgentConnectorsPath
 

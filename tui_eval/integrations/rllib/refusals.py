@@ -45,9 +45,7 @@ def refuse_multi_agent_env(config, env: Any) -> None:
 
 def refuse_for_multi_agent(spec) -> None:
     """Options that run a path the multi-agent paths do not replicate yet: refused before anything loads."""
-    found = [(spec.on_ray, f"--workers {spec.workers}" if spec.workers > 1 else "--ray-address",
-              "Ray actors (or remote evaluation runners)", "leave out --workers / --ray-address"),
-             (bool(spec.vs), "--vs", "a second checkpoint's paths", "compare the two checkpoints' runs one by one"),
+    found = [(bool(spec.vs), "--vs", "a second checkpoint's paths", "compare the two checkpoints' runs one by one"),
              (bool(spec.custom_paths), "--path", "a user's own path factory", "leave out --path"),
              (bool(spec.vs_env), "--vs-env", "the policy on a second env", "leave out --vs-env"),
              (bool(getattr(spec, "freeze_filters", False)), "--freeze-filters", "MeanStdFilter frozen on both paths",
