@@ -66,6 +66,8 @@ class RllibMultiAgentEvaluatePath(RllibEvaluatePath):
 
     def _record(self, item: dict[str, Any]) -> EpisodeRecord:
         record = super()._record(item)
+        if "modules" not in item:  # a step that froze in a remote runner: invalid, no module took a step
+            return record
         found = {m: (float(r), int(n)) for m, r, n in item.get("modules", [])}
         modules = tuple((m, *found.pop(m, (0.0, 0))) for m in self.module_ids)
         modules += tuple((m, r, n) for m, (r, n) in found.items())  # a module the checkpoint did not list
