@@ -2,7 +2,7 @@
 MultiAgentCartPole: one whose world breaks on some seeds (agent 0 gets a NaN observation at step 3 of every
 even seed's episode), one whose agent 1 joins mid-episode (its first observation comes at step JOIN_AT), one
 whose world hangs on seed FREEZE_SEED (step FREEZE_AT never returns: a simulator that hangs, in a Ray actor),
-one that cannot render (no rgb_array)."""
+one whose agents cannot render (no rgb_array)."""
 
 import time
 
@@ -69,3 +69,18 @@ class FreezingMultiAgentCartPole(MultiAgentCartPole):
 
 
 register_env(FREEZING, lambda config: FreezingMultiAgentCartPole(config))
+
+
+BLIND = "BlindMultiAgentCartPole-v0"
+
+
+class BlindMultiAgentCartPole(MultiAgentCartPole):
+    """Its agents' CartPoles offer no render mode at all (a simulator without a renderer)."""
+
+    def __init__(self, config=None):
+        super().__init__(config)
+        for env in self.envs:
+            env.unwrapped.metadata = {**env.unwrapped.metadata, "render_modes": []}
+
+
+register_env(BLIND, lambda config: BlindMultiAgentCartPole(config))
