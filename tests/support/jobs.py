@@ -60,7 +60,8 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (DOCTOR, ("tests/integration/doctor/test_doctor.py",)),
     (USER, ("tests/integration/rllib/test_user_checkpoints.py",)),
     (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent.py",
-           "tests/integration/rllib/test_multi_agent_ray.py", "tests/integration/rllib/test_multi_agent_frames.py")),
+           "tests/integration/rllib/test_multi_agent_ray.py", "tests/integration/rllib/test_multi_agent_frames.py",
+           "tests/integration/rllib/test_multi_agent_filters.py")),
     (CONNECTORS, ("tests/integration/rllib/test_rllib_connector_matrix.py",
                   "tests/integration/doctor/test_doctor_probes.py::test_an_rllib_lstm")),
 ]

@@ -72,6 +72,18 @@ def multi_agent():
             .multi_agent(policies=user.POLICIES, policy_mapping_fn=user.policy_mapping_fn))
 
 
+def mean_std_filter(env, spaces, device):
+    """RLlib's mean_std_filtering example's env-to-module connector for several agents (one filter per agent)."""
+    from ray.rllib.connectors.env_to_module import MeanStdFilter
+
+    return MeanStdFilter(multi_agent=True)
+
+
+def multi_agent_filter():
+    """The multi-agent checkpoint with a MeanStdFilter (statistics of one training iteration per agent)."""
+    return multi_agent().env_runners(env_to_module_connector=mean_std_filter)
+
+
 def own_evaluation(algorithm, eval_workers):
     """A user's own evaluation function (what Algorithm.evaluate() then runs instead of sampling)."""
     return {}, 0, 0
@@ -151,8 +163,8 @@ def cql(out: Path):
 
 
 ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
-#: checkpoints with a feature a path cannot replicate (refused up front)
-EXTRA = {"multi_agent": multi_agent, "custom_evaluation": custom_evaluation, "custom_env_runner": custom_env_runner}
+#: checkpoints with a feature a path cannot replicate (refused up front), and multi-agent ones
+EXTRA = {"multi_agent": multi_agent, "multi_agent_filter": multi_agent_filter, "custom_evaluation": custom_evaluation, "custom_env_runner": custom_env_runner}
 #: offline algorithms, built and saved untrained; each recipe takes the output folder
 OFFLINE = {"bc": bc, "marwil": marwil, "cql": cql}
 

@@ -103,8 +103,6 @@ def test_module_narrows_the_view_and_explore_on_runs_every_module_on_both_paths(
 
 @pytest.mark.parametrize("extra, needles", [
     (["--module", "p7"], ["--module 'p7' is not in the checkpoint", "its modules are: p0, p1"]),
-    (["--workers", "2"], ["multi-agent checkpoints", "paths evaluate and connectors", "--workers 2",
-                          "leave out --workers"]),
     (["--vs", "{zoo}/ppo"], ["multi-agent checkpoints", "--vs", "not supported"]),
     (["--vs-env", "CartPole-v1"], ["multi-agent checkpoints", "--vs-env", "leave out --vs-env"]),
     (["--path", "mine=my_loop:make_loop"], ["multi-agent checkpoints", "--path", "leave out --path"]),

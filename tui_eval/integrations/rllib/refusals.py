@@ -47,9 +47,7 @@ def refuse_for_multi_agent(spec) -> None:
     """Options that run a path the multi-agent paths do not replicate yet: refused before anything loads."""
     found = [(bool(spec.vs), "--vs", "a second checkpoint's paths", "compare the two checkpoints' runs one by one"),
              (bool(spec.custom_paths), "--path", "a user's own path factory", "leave out --path"),
-             (bool(spec.vs_env), "--vs-env", "the policy on a second env", "leave out --vs-env"),
-             (bool(getattr(spec, "freeze_filters", False)), "--freeze-filters", "MeanStdFilter frozen on both paths",
-              "leave out --freeze-filters")]
+             (bool(spec.vs_env), "--vs-env", "the policy on a second env", "leave out --vs-env")]
     for given, option, what, instead in found:
         if given:
             raise BadInput(f"multi-agent checkpoints run on paths evaluate and connectors in this process only: "
