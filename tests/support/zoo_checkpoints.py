@@ -164,7 +164,8 @@ def cql(out: Path):
 
 ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
 #: checkpoints with a feature a path cannot replicate (refused up front), and multi-agent ones
-EXTRA = {"multi_agent": multi_agent, "multi_agent_filter": multi_agent_filter, "custom_evaluation": custom_evaluation, "custom_env_runner": custom_env_runner}
+EXTRA = {"multi_agent": multi_agent, "multi_agent_filter": multi_agent_filter, "custom_evaluation": custom_evaluation,
+         "custom_env_runner": custom_env_runner}
 #: offline algorithms, built and saved untrained; each recipe takes the output folder
 OFFLINE = {"bc": bc, "marwil": marwil, "cql": cql}
 
