@@ -1,7 +1,9 @@
 """Multi-agent checkpoints on a local Ray (`--workers 2`, loopback): `connectors` in two worker actors,
 `evaluate` on two remote MultiAgentEnvRunners fed by the seed dispenser. One run of a few seeds on RLlib's
-MultiAgentCartPole (the zoo's checkpoint), whose world hangs on one seed: every seed recorded once per path,
-the frozen one invalid on both and its worker replaced, every other seed's per-module returns identical."""
+MultiAgentCartPole (the zoo's checkpoint with a per-agent MeanStdFilter, frozen: remote runners must normalise
+with the checkpoint's statistics from their first episode on, and again once restarted), whose world hangs
+on one seed: every seed recorded once per path, the frozen one invalid on both and its worker replaced, every
+other seed's per-module returns identical."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ SEEDS = range(6)
 def test_two_workers_per_path_give_identical_module_returns_and_a_frozen_world_is_one_invalid_episode(
         zoo, tmp_path):  # noqa: F811
     engine = start_engine(plan_for(
-        zoo / "multi_agent", "--env", f"tests.support.multi_agent_fault_envs:{envs.FREEZING}", "--env-config",
+        zoo / "multi_agent_filter", "--freeze-filters", "--env", f"tests.support.multi_agent_fault_envs:{envs.FREEZING}", "--env-config",
         '{"num_agents": 3}', "--seeds", f"{SEEDS.start}:{SEEDS.stop}", "--explore", "evaluate=off",
         "--workers", "2", "--num-envs", "2", "--step-timeout", "1", log=tmp_path / "run.sqlite"))
     failures: list[PathFailed] = []

@@ -173,8 +173,14 @@ class RllibEvaluatePath(InferencePath):
         it to the training runner's statistics, the checkpoint's, which then stay); filters per runner."""
         if not self.freeze_filters:
             return 0
-        counts = self.algo.eval_env_runner_group.foreach_env_runner(freeze_runner_filters,
-                                                                    local_env_runner=not self.workers)
+        group = self.algo.eval_env_runner_group
+        if self.workers:
+            # RLlib 2.60 sends remote runners their connector states asynchronously, one set_state in flight per
+            # runner and the later ones dropped meanwhile: a runner's first episodes can normalise with no
+            # statistics at all (every observation clipped to +-10). Set the checkpoint's here and wait for it.
+            state = self.algo.env_runner._env_to_module.get_state()
+            group.foreach_env_runner(lambda runner: runner._env_to_module.set_state(state), local_env_runner=False)
+        counts = group.foreach_env_runner(freeze_runner_filters, local_env_runner=not self.workers)
         return max(counts, default=0)
 
     def _sync_like_evaluate(self) -> None:
