@@ -32,6 +32,7 @@ async def test_the_frame_panel_shows_both_paths_of_a_multi_agent_run_on_one_seed
             height, width = pane.image.image.shape[:2]
             assert height > 1.5 * width  # three CartPoles (3:2 each) one above the other
         guards = [sub.unwrapped for sub in app.engine.paths["connectors"].env.envs]
+        await wait_for(pilot, lambda: app.engine.state == "done", timeout=90, what="the run's end")
         # rgb_array is set for each render call alone, on the agents' CartPoles too, then put back
         assert {g.render_mode for g in guards} | {e.unwrapped.render_mode for g in guards for e in g.env.envs} == \
             {None}
