@@ -15,7 +15,7 @@ import time
 import numpy as np
 from scipy import stats
 
-from tui_eval.stats import guarded_asymptotic_cs
+from tui_eval.stats import tail_guarded_cs
 from tui_eval.stats.betting import BettingState
 from tui_eval.stats.combine import betting_and_asymptotic_cs
 from tui_eval.stats.coverage import capped_returns
@@ -58,6 +58,11 @@ def _shifted(draw, delta):
     return sample
 
 
+def _tail_toward_zero_pair(rng, shape):
+    """A capped at 500 w.p. 0.95, else U(50, 400); B near 480: A - B = 6.25 > 0, its long tail below 0."""
+    return _capped_pair(0.95, 0.95)(rng, shape)[0], rng.normal(480.0, 5.0, shape)
+
+
 def _bernoulli_pair(rng, shape):
     return (rng.random(shape) < 0.2) * 1.0, (rng.random(shape) < 0.1) * 1.0
 
@@ -92,6 +97,10 @@ def shapes() -> dict:
     for bounds in ((0.0, 1.0), None):
         out[f"Bernoulli(0.2) vs Bernoulli(0.1), {'bounds 0:1' if bounds else 'no bounds'}"] = (
             _bernoulli_pair, 0.1, math.sqrt(0.2 * 0.8 + 0.1 * 0.9), bounds)
+    # not a goal shape: the long tail of the difference points toward 0, so the side the tail-side guard
+    # widens is the deciding one (README, statistics)
+    out["A capped 0.95 vs B N(480, 5), no bounds (long tail toward 0)"] = (
+        _tail_toward_zero_pair, 6.25, math.sqrt(var_capped(0.95) + 25.0), None)
     sd_beta = math.sqrt(beta_var(2.6, 5.0) + beta_var(2.0, 5.0))
     out["Beta(2.6, 5) vs Beta(2, 5), bounds 0:1"] = (_beta_pair, 2.6 / 7.6 - 2 / 7, sd_beta, (0.0, 1.0))
     return out
@@ -100,7 +109,7 @@ def shapes() -> dict:
 def difference_cs(d: np.ndarray, bounds):
     """What `Comparison` shows for the paired difference at every look (alpha/2 = 0.025)."""
     if bounds is None:
-        return guarded_asymptotic_cs(d, 0.025)
+        return tail_guarded_cs(d, 0.025)
     span = bounds[1] - bounds[0]
     return betting_and_asymptotic_cs(d, -span, span, 0.025)
 
@@ -126,7 +135,7 @@ def width_ratios(draw, bounds, ns=(100, 300, 1000), runs: int = 200, seed: int =
     (over the runs that show an interval: none while all returns are identical, without bounds)."""
     x = draw(np.random.default_rng(seed), (runs, max(ns)))
     if bounds is None:
-        lo, hi = guarded_asymptotic_cs(x, 0.05)
+        lo, hi = tail_guarded_cs(x, 0.05)
     else:
         lo, hi = betting_and_asymptotic_cs(x, bounds[0], bounds[1], 0.05)
     out = {}

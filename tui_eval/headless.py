@@ -44,15 +44,7 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
             event = None
         if event is not None:
             silence.on_event(event)
-        if isinstance(event, EpisodeFinished):
-            modules.add(event.record)
-        if isinstance(event, PathFailed):
-            err.write(f"\npath {event.path} failed ({event.message}); "
-                      + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
-        elif isinstance(event, PathNotice):
-            err.write(f"\npath {event.path}: {event.message}\n")
-        elif isinstance(event, BlockStarted):
-            err.write(f"\nseed block {event.index}: {event.block} ({event.reason})\n")
+            _show(event, modules, err)
         now = time.monotonic()
         if now - last_draw >= (0.5 if tty else 5.0):
             last_draw = now
@@ -61,7 +53,22 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
                       + ("" if tty else "\n"))
             err.flush()
     engine.wait()
+    while not events.empty():  # what the last episodes sent as the run ended belongs in the last line
+        _show(events.get_nowait(), modules, err)
     err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + modules.text() + "\n")
+
+
+def _show(event: Event, modules: ModuleMeans, err: TextIO) -> None:
+    """One event: an episode's module returns counted, a failure, notice or new seed block written."""
+    if isinstance(event, EpisodeFinished):
+        modules.add(event.record)
+    if isinstance(event, PathFailed):
+        err.write(f"\npath {event.path} failed ({event.message}); "
+                  + ("giving up on it\n" if event.gave_up else f"loaded afresh (restart {event.restarts})\n"))
+    elif isinstance(event, PathNotice):
+        err.write(f"\npath {event.path}: {event.message}\n")
+    elif isinstance(event, BlockStarted):
+        err.write(f"\nseed block {event.index}: {event.block} ({event.reason})\n")
 
 
 def report_given_up(failed: list[PathFailed], err: TextIO) -> bool:

@@ -80,7 +80,7 @@ def test_detach_attach_then_the_viewers_terminal_goes_and_the_run_finishes(tmp_p
     assert document["status"] == "done"
 
 
-FOREGROUND_EPISODES = 80  # enough to outlast the terminal by far, few enough to finish soon after
+FOREGROUND_EPISODES = 40  # enough to outlast the terminal by far, few enough to finish soon after
 
 
 @needs_tmux
@@ -103,7 +103,7 @@ def test_the_foreground_app_survives_its_terminal(tmp_path):
     assert attached.returncode == 0 and "(done)" in attached.stdout
 
 
-KILLED_SEEDS = range(5000, 5060)  # killed after 20 records (of 120): most of them run after the resume
+KILLED_SEEDS = range(5000, 5030)  # killed after 10 records (of 60): most of them run after the resume
 
 
 def test_sigkill_then_resume_runs_every_seed_exactly_once(tmp_path):
@@ -114,7 +114,7 @@ def test_sigkill_then_resume_runs_every_seed_exactly_once(tmp_path):
                              str(len(KILLED_SEEDS)), "--num-envs", "3", "--seeds", block, "--explore", "evaluate=off",
                              "--log", str(log)],
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_until(lambda: _count(log) >= 20, timeout=180)
+    wait_until(lambda: _count(log) >= 10, timeout=180)
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     assert 0 < _count(log) < 2 * len(KILLED_SEEDS)

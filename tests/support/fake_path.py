@@ -38,6 +38,7 @@ class Script:
     length: int = 10  # steps per episode
     step_s: float = 0.002  # wall seconds per step of each world
     ret: Callable[[int, bool], float] = default_return  # (seed, explore) -> return
+    modules: Callable[[int], tuple] | None = None  # seed -> ((module, return, agent steps), ...): multi-agent
     invalid: frozenset[int] = frozenset()  # seeds whose world breaks (an invalid episode, not a failure)
     crash_on_runs: frozenset[int] = frozenset()  # run() calls (1-based, over every instance) that raise
     crash_after_taking: int = 2  # seeds such a call takes before it raises
@@ -103,7 +104,8 @@ class FakePath(InferencePath):
         broken = seed in self.script.invalid
         return EpisodeRecord(path=self.name, seed=seed, ret=self.script.ret(seed, self.explore), length=length,
                              invalid=broken, reason="non-finite observation" if broken else None, block=block,
-                             explore=self.explore, wall_s=time.perf_counter() - started)
+                             explore=self.explore, wall_s=time.perf_counter() - started,
+                             modules=self.script.modules(seed) if self.script.modules else ())
 
 
 class FakeKind(CheckpointKind):

@@ -59,9 +59,7 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (MYPY, ("tests/health/test_code_health.py::test_mypy_is_clean",)),
     (DOCTOR, ("tests/integration/doctor/test_doctor.py",)),
     (USER, ("tests/integration/rllib/test_user_checkpoints.py",)),
-    (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent.py",
-           "tests/integration/rllib/test_multi_agent_ray.py", "tests/integration/rllib/test_multi_agent_frames.py",
-           "tests/integration/rllib/test_multi_agent_filters.py")),
+    (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent")),
     (CONNECTORS, ("tests/integration/rllib/test_rllib_connector_matrix.py",
                   "tests/integration/doctor/test_doctor_probes.py::test_an_rllib_lstm")),
 ]

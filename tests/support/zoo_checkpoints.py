@@ -72,6 +72,18 @@ def multi_agent():
             .multi_agent(policies=user.POLICIES, policy_mapping_fn=user.policy_mapping_fn))
 
 
+def multi_agent_baseline():
+    """The same multi-agent setup from another seed (other initial weights): a `--vs` baseline."""
+    return multi_agent().debugging(seed=6)
+
+
+def multi_agent_lstm():
+    """The same multi-agent setup with LSTM modules (each agent's module holds a recurrent state)."""
+    lstm = DefaultModelConfig(fcnet_hiddens=[16], head_fcnet_hiddens=[16], use_lstm=True, lstm_cell_size=8,
+                              max_seq_len=8)
+    return multi_agent().rl_module(model_config=lstm)
+
+
 def mean_std_filter(env, spaces, device):
     """RLlib's mean_std_filtering example's env-to-module connector for several agents (one filter per agent)."""
     from ray.rllib.connectors.env_to_module import MeanStdFilter
@@ -164,7 +176,8 @@ def cql(out: Path):
 
 ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
 #: checkpoints with a feature a path cannot replicate (refused up front), and multi-agent ones
-EXTRA = {"multi_agent": multi_agent, "multi_agent_filter": multi_agent_filter, "custom_evaluation": custom_evaluation,
+EXTRA = {"multi_agent": multi_agent, "multi_agent_baseline": multi_agent_baseline, "multi_agent_lstm": multi_agent_lstm,
+         "multi_agent_filter": multi_agent_filter, "custom_evaluation": custom_evaluation,
          "custom_env_runner": custom_env_runner}
 #: offline algorithms, built and saved untrained; each recipe takes the output folder
 OFFLINE = {"bc": bc, "marwil": marwil, "cql": cql}

@@ -11,7 +11,7 @@ import pytest
 
 from tui_eval.decide import decision_line, gate_answer, gate_exit_code
 from tui_eval.spec import EpisodeRecord
-from tui_eval.stats import Comparison, guarded_asymptotic_cs
+from tui_eval.stats import Comparison, tail_guarded_cs
 from tui_eval.stats.combine import betting_and_asymptotic_cs
 
 RUNS, LOOKS = 300, 400
@@ -39,7 +39,7 @@ def comparison_cs(d, bounded):
     """The interval the comparison shows for the paired return difference (alpha/2: the fixed split)."""
     if bounded:
         return betting_and_asymptotic_cs(d, -SPAN, SPAN, 0.025)
-    return guarded_asymptotic_cs(d, 0.025)
+    return tail_guarded_cs(d, 0.025)
 
 
 @pytest.mark.parametrize("bounded", [False, True], ids=["no-bounds", "bounds"])

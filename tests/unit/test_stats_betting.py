@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tui_eval.stats import guarded_asymptotic_cs, prpl_eb_cs
+from tui_eval.stats import prpl_eb_cs, tail_guarded_cs
 from tui_eval.stats.betting import BettingState, hedged_betting_cs, hedged_log_capital
 from tui_eval.stats.combine import ASYMPTOTIC_SHARE, intersect
 from tui_eval.stats.coverage import CAP, CAPPED_MEAN, capped_returns, combined_ever_miss, ever_miss
@@ -119,10 +119,9 @@ def test_betting_and_its_intersection_cover_under_peeking(name):
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
-def test_the_same_shapes_without_bounds_cover_with_the_guarded_asymptotic_cs(name):
-    """Without bounds only the guarded asymptotic CS is shown (lognormal: README, measured, not promised)."""
+def test_the_same_shapes_without_bounds_cover_with_the_tail_guarded_asymptotic_cs(name):
+    """Without bounds only the asymptotic CS, guarded on the tail side, is shown."""
     sampler, mu, _ = SHAPES[name]
     x = sampler(np.random.default_rng(22), (1000, 1000))
-    miss, zero = ever_miss(*guarded_asymptotic_cs(x, ALPHA), mu)
-    limit = 0.12 if "lognormal" in name else ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / 1000)
-    assert miss <= limit and zero == 0.0
+    miss, zero = ever_miss(*tail_guarded_cs(x, ALPHA), mu)
+    assert miss <= ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / 1000) and zero == 0.0

@@ -1,6 +1,8 @@
-"""The variance guard of the asymptotic CS: its formula, the one-pass moments it reads, and what each of
-its two priors is for (rare returns: the Kish pseudo-observations; the first looks of skewed returns:
-the range prior), measured by peeking simulations sized to run in about a second each."""
+"""The symmetric variance guard of the asymptotic CS (the asymptotic part next to the betting CS with
+bounds, and the unpaired fallback; without bounds a path shows the tail-side guard, test_stats_tail_guard):
+its formula, the one-pass moments it reads, and what each of its two priors is for (rare returns: the
+Kish pseudo-observations; the first looks of skewed returns: the range prior), measured by peeking
+simulations sized to run in about a second each."""
 
 from __future__ import annotations
 
@@ -49,18 +51,18 @@ def test_range_weight_is_full_until_sixty_values_then_fades():
     assert range_weight(240) == pytest.approx(RANGE_PSEUDO / 8)  # (60/240)^1.5
 
 
-def test_path_stats_fourth_moment_and_interval_equal_the_vectorised_form():
+def test_the_vectorised_guarded_cs_is_the_one_from_moments():
     x = np.random.default_rng(1).lognormal(6.0, 1.0, 400)  # large mean, heavy right tail
+    d = x - x.mean()
+    lo, hi = guarded_asymptotic_cs(x, kish=KISH_PSEUDO_BOUNDED)
+    ref = guarded_asymptotic_cs_from_moments(len(x), x.mean(), (d**2).sum(), x.min(), x.max(), m4=(d**4).sum(),
+                                             kish=KISH_PSEUDO_BOUNDED)
+    assert [lo[-1], hi[-1]] == pytest.approx(list(ref), rel=1e-9)
     ps = PathStats()
     for i, v in enumerate(x.tolist()):
         ps.add(EpisodeRecord("A", i, v, 1))
-    d = x - x.mean()
     assert ps._m2 == pytest.approx((d**2).sum(), rel=1e-10)
     assert ps.m4 == pytest.approx((d**4).sum(), rel=1e-10)
-    lo, hi = guarded_asymptotic_cs(x)
-    assert list(ps.cs()[0]) == pytest.approx([lo[-1], hi[-1]], rel=1e-9)
-    ref = guarded_asymptotic_cs_from_moments(len(x), x.mean(), (d**2).sum(), x.min(), x.max(), m4=(d**4).sum())
-    assert list(ps.cs()[0]) == pytest.approx(list(ref), rel=1e-9)
 
 
 def test_kish_pseudo_observations_widen_rare_returns_and_barely_touch_continuous_ones():
@@ -85,7 +87,7 @@ LIMIT = 0.05 + 3 * math.sqrt(0.05 * 0.95 / RUNS)  # 7.1%
 @pytest.mark.parametrize("part", ["kish", "range"])
 def test_each_prior_is_needed_the_plain_cs_misses_without_it(part):
     """Bernoulli(0.1) returns need the Kish part (range prior alone: above 5% in the README's table),
-    exponential returns the range prior on the first looks: the guard as shipped covers both, while the
+    exponential returns the range prior on the first looks: the symmetric guard covers both, while the
     plain asymptotic CS misses above the limit."""
     rng = np.random.default_rng(3)
     x, mu = ((rng.random((RUNS, LOOKS)) < 0.1) * 1.0, 0.1) if part == "kish" else (

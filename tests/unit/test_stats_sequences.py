@@ -27,9 +27,9 @@ from tui_eval.stats import (
     beta_mixture_cs_scalar,
     beta_mixture_log_martingale,
     gaussian_mixture_half_width,
-    guarded_asymptotic_cs,
     normal_mixture_cs,
     prpl_eb_cs,
+    tail_guarded_cs,
     wilson_interval,
 )
 from tui_eval.stats.combine import betting_and_asymptotic_cs
@@ -114,7 +114,7 @@ def test_path_stats_cs_is_the_pure_function_at_every_look():
     x = rng.standard_t(3, 150) * 20 + 100
     unb, bnd = PathStats(), PathStats(return_bounds=(-1e4, 1e4), bounded_cs="prpl-eb")
     bet = PathStats(return_bounds=(-1e4, 1e4))  # the default: hedged betting ∩ asymptotic
-    alo, ahi = guarded_asymptotic_cs(x, ALPHA)
+    alo, ahi = tail_guarded_cs(x, ALPHA)
     plo, phi = prpl_eb_cs(x, -1e4, 1e4, ALPHA, intersect=True)
     blo, bhi = betting_and_asymptotic_cs(x, -1e4, 1e4, ALPHA)
     for i, v in enumerate(x.tolist()):

@@ -47,9 +47,6 @@ def main(argv: list[str]) -> int:
         plan = plan_run(spec)
         if len(plan.paths) < 2:
             raise BadInput("diagnose compares two or more paths; pass --paths A,B")
-        if getattr(plan.kind, "multi_agent", False):  # its facts and replays read one module's parts
-            raise BadInput("diagnose does not read multi-agent checkpoints yet; run tui-eval CKPT --explore "
-                           "evaluate=off to compare every module's returns on both paths seed by seed")
         err = sys.stderr
         err.write(f"tui-eval diagnose: {plan.kind.checkpoint} ({', '.join(plan.paths)}; explore "
                   + ", ".join(f"{n} {'on' if plan.explore[n] else 'off'}" for n in plan.paths) + ")\n")

@@ -151,6 +151,15 @@ def compare_json(per_path: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return json.loads(json.dumps(per_path, default=str))
 
 
+def diagnose_multi_agent_paths(built: dict[str, Any], kind, records: list, seed: int | None,
+                               progress: Callable[[str], None] = lambda s: None) -> Diagnosis:
+    """The doctor on built paths of a multi-agent checkpoint (tui_eval/doctor/multi_agent.py), given the batch's
+    records (each with its per-module returns)."""
+    from tui_eval.doctor.multi_agent import diagnose_multi_agent
+
+    return Diagnosis(**diagnose_multi_agent(built, kind, records, seed, progress))
+
+
 def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None] = lambda s: None,
                   batch_timeout: float = 300) -> Diagnosis:
     """Build the plan's paths, run its (small) paired batch unless `seed` is given, diagnose, close."""
@@ -163,6 +172,8 @@ def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None]
         if seed is None:
             progress(f"running {plan.spec.episodes} paired episodes per path")
             batch = run_batch(engine, batch_timeout)
+        if getattr(plan.kind, "multi_agent", False):  # per-module returns, multi-agent replays and probes
+            return diagnose_multi_agent_paths(dict(engine.paths), plan.kind, engine.log.records(), seed, progress)
         return diagnose_paths(dict(engine.paths), plan.kind, batch, seed, progress)
     finally:
         engine.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tui_eval.doctor.core import Diagnosis, diagnose_paths
+from tui_eval.doctor.core import Diagnosis, diagnose_multi_agent_paths, diagnose_paths
 from tui_eval.doctor.findings import UNEXPLAINED, Finding
 
 RECURRENT = ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell")
@@ -31,7 +31,11 @@ def diagnose_live(plan, records, explore: dict[str, bool],
         for name in plan.paths:
             progress(f"loading {name}")
             built[name] = plan.kind.build_path(name, explore.get(name, plan.explore[name]))
-        diagnosis = diagnose_paths(built, plan.kind, batch, None, progress)
+        if getattr(plan.kind, "multi_agent", False):
+            kept = [r for r in records if r.explore is None or r.explore == explore.get(r.path, r.explore)]
+            diagnosis = diagnose_multi_agent_paths(built, plan.kind, kept, None, progress)
+        else:
+            diagnosis = diagnose_paths(built, plan.kind, batch, None, progress)
         stateful = [name for name, path in built.items() if carries_state(path)]
     finally:
         for path in built.values():

@@ -56,7 +56,7 @@ def probe(path, kind) -> Probe:
     parts = None if isinstance(path, CustomPath) else path.live_parts()
     if isinstance(path, CustomPath):
         p.kind, p.custom, p.make_env = "custom", path, _unwrapped_factory(path)
-        found = _find_live(path.target)
+        found = find_live(path.target)
         p.module, p.env_to_module, p.module_to_env = found["module"], found["env_to_module"], found["module_to_env"]
         p.recipe = getattr(owner, "env", None)  # a `--path` loop on the second env: that env's recipe
         if p.module is None:
@@ -82,7 +82,7 @@ def _unwrapped_factory(path) -> Callable[[], Any]:
     return lambda: inner
 
 
-def _find_live(target: Any, depth: int = 3) -> dict[str, Any]:
+def find_live(target: Any, depth: int = 3) -> dict[str, Any]:
     """An RLModule and connector pipelines reachable from the user's object (attributes, closures)."""
     found: dict[str, Any] = {"module": None, "env_to_module": None, "module_to_env": None}
     try:

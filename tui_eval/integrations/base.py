@@ -12,11 +12,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_eval.env_seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
+
+if TYPE_CHECKING:
+    from tui_eval.paths.custom import CustomPath
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,13 @@ class CheckpointKind(ABC):
         config = dict(getattr(self, "env_config", {}) or {})
         return lambda: gym.make(env_id, **config)
 
+    def custom_path(self, **kwargs: Any) -> CustomPath:
+        """A `--path` loop or policy (`kwargs`: CustomPath's but `make_env`) on this kind's env: a CustomPath on
+        one Gymnasium env of `single_env_factory`; a kind whose env is of another sort builds its own."""
+        from tui_eval.paths.custom import CustomPath
+
+        return CustomPath(make_env=self.single_env_factory(), **kwargs)
+
     def seed_check(self) -> SeedCheck:
         """Whether the kind's env is a function of its reset seed (an exact comparison rests on it); not
         checked for an env from a factory of vector envs."""
@@ -180,6 +190,10 @@ class CheckpointKind(ABC):
         """A copy of this kind whose paths run on `--vs-env` / `--vs-env-config` / `--vs-vecenv`'s env
         (sim-to-sim parity, tui_eval/kinds/vs_env.py)."""
         raise BadInput(f"--vs-env is not available for {self.name} checkpoints")
+
+    def check_vs(self, other: CheckpointKind) -> None:
+        """Raise BadInput (one line) when `other`, the `--vs` baseline (a kind of the same name), cannot be
+        compared with this checkpoint."""
 
     def copy(self) -> CheckpointKind:
         """A shallow copy with its own catalog (the copy's paths build from the copy)."""

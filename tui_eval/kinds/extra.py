@@ -23,6 +23,7 @@ VS = "vs"
 
 
 def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[..., Any] | None = None) -> CustomPath:
+    """The `--path` loop `custom` on `kind`'s env (the kind's `custom_path`), its factory called with `explore`."""
     spec: RunSpec = kind.spec
     factory = factory or custom.load()
 
@@ -37,18 +38,21 @@ def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[...,
                            "run_episode(env) callable or an object with act(obs)")
         return target
 
-    return CustomPath(name=custom.name, target=make(explore), make_env=kind.single_env_factory(), explore=explore,
-                      success_key=spec.success_key, step_timeout=spec.step_timeout,
-                      source=f"{custom.module}:{custom.factory}", remake=make)
+    return kind.custom_path(name=custom.name, target=make(explore), explore=explore, success_key=spec.success_key,
+                            step_timeout=spec.step_timeout, source=f"{custom.module}:{custom.factory}", remake=make)
 
 
 def _vs_entries(kind: CheckpointKind, spec: RunSpec, load_kind: KindLoader) -> tuple[CheckpointKind, list[PathEntry]]:
     """The other checkpoint's kind (read by `load_kind`), and entries for `vs` and `P@vs`."""
     assert spec.vs is not None
-    other = load_kind(replace(spec, checkpoint=spec.vs, paths=[], custom_paths=[], vs=None))
+    try:
+        other = load_kind(replace(spec, checkpoint=spec.vs, paths=[], custom_paths=[], vs=None))
+    except BadInput as exc:  # say which of the two checkpoints the line is about
+        raise BadInput(f"--vs {spec.vs}: {exc}") from None
     if other.name != kind.name:
         raise BadInput(f"--vs {spec.vs} is a {other.name} checkpoint, {spec.checkpoint} a {kind.name} one; "
                        "compare checkpoints of the same kind")
+    kind.check_vs(other)
 
     def vs_entry(name: str, base: str) -> PathEntry:
         return borrowed_entry(other, base, name, f"of --vs {other.checkpoint}", ", of --vs")

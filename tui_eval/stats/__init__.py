@@ -5,7 +5,7 @@ anytime-valid confidence sequence for the live view, IQM with a bootstrap interv
 invalid rates with Wilson and beta-mixture intervals. Between two paths (`Comparison`): paired-by-seed
 differences with an anytime-valid interval and a differ / equivalent / undecided verdict. For a run
 (`RunStats`): both, kept apart per (path, explore setting). Return bounds of well-known envs:
-`bounds.known_return_bounds`; guards against degenerate data: `guards`.
+`bounds.known_return_bounds`; guards against degenerate data: `guards`, `tail_guard` (without bounds).
 
 Modelled on google-research/rliable: every metric is a short, named, documented pure function with its
 reference (`intervals`, `sequences`, `running`); `PathStats` and `Comparison` only keep running sums
@@ -49,6 +49,7 @@ from .sequences import (
     prpl_eb_cs,
     running_intersection,
 )
+from .tail_guard import tail_guarded_cs, tail_guarded_cs_from_moments
 
 __all__ = [
     "PathStats",
@@ -66,6 +67,8 @@ __all__ = [
     "guarded_variance",
     "guarded_asymptotic_cs",
     "guarded_asymptotic_cs_from_moments",
+    "tail_guarded_cs",
+    "tail_guarded_cs_from_moments",
     "anytime_share_upper",
     "difference_interval",
     "verdict",

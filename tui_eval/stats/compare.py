@@ -4,9 +4,9 @@ Paired by seed: when both paths finished the same seed of the same block, the pe
 d = ret_a - ret_b removes the seed's own difficulty from the comparison (a paired design; the
 variance of d is usually far below var_a + var_b). Differences feed a `PathStats` of their own: with
 return bounds [lo, hi], d lies in [-(hi - lo), hi - lo] and gets the bounded sequence (hedged betting
-∩ guarded asymptotic, `combine`), valid from the first pair; without, the variance-guarded
-asymptotic CS (never zero-width). Until enough pairs exist the comparison falls back to an unpaired
-(Welch-style) difference of per-path sequences.
+∩ guarded asymptotic, `combine`), valid from the first pair; without, the asymptotic CS guarded
+on the side of the long tail (`tail_guard`, never zero-width). Until enough pairs exist the
+comparison falls back to an unpaired (Welch-style) difference of per-path sequences.
 
 Verdict, with alpha split by Bonferroni in two halves fixed at the start (mean return difference and
 success-rate difference, whether or not a success signal ever appears):

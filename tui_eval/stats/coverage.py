@@ -13,6 +13,7 @@ import numpy as np
 from .betting import BettingState
 from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, betting_and_asymptotic_cs
 from .guards import KISH_PSEUDO_BOUNDED, anytime_share_upper, guarded_asymptotic_cs
+from .tail_guard import tail_guarded_cs
 
 __all__ = ["capped_returns", "CASES", "shown_cs", "ever_miss", "combined_ever_miss", "peeking_row", "ab_verdicts",
            "equivalence_shown", "exact_equivalent_shown"]
@@ -40,10 +41,11 @@ CASES = {
 
 def shown_cs(x: np.ndarray, bounds, alpha: float = 0.05, burn_in: int = 30):
     """The interval `PathStats` shows at every look: with bounds the hedged betting CS intersected
-    with the guarded asymptotic CS (`combine`), else the guarded asymptotic CS; NaN where none is shown."""
+    with the guarded asymptotic CS (`combine`), else the asymptotic CS guarded on the tail side
+    (`tail_guard`); NaN where none is shown."""
     if bounds is not None:
         return betting_and_asymptotic_cs(x, bounds[0], bounds[1], alpha, burn_in)
-    return guarded_asymptotic_cs(x, alpha, burn_in=burn_in)
+    return tail_guarded_cs(x, alpha, burn_in=burn_in)
 
 
 def ever_miss(lo: np.ndarray, hi: np.ndarray, mu: float) -> tuple[float, float]:
@@ -95,7 +97,7 @@ def ab_verdicts(b: np.ndarray, bounds=None, burn_in: int = 30, alpha: float = 0.
         margin = np.full(b.shape[0], 0.05 * span)
         frozen_at = 0
     else:
-        lo, hi = guarded_asymptotic_cs(d, alpha / 2, burn_in=burn_in)
+        lo, hi = tail_guarded_cs(d, alpha / 2, burn_in=burn_in)
         range_ = CAP - np.minimum(b[:, :burn_in].min(axis=-1), CAP)
         margin = np.where(range_ > 0, 0.05 * range_, np.nan)
         frozen_at = burn_in - 1

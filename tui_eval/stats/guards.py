@@ -1,6 +1,9 @@
 """Guards that keep the live statistics from reassuring falsely when the data are degenerate.
 
-- `guarded_variance`: the asymptotic CS plugs in a sample variance, which is too small exactly when
+- `guarded_variance`, a symmetric guard: it guards the asymptotic part of the bounded CS (`combine`,
+  with `KISH_PSEUDO_BOUNDED`) and the unpaired fallback of `Comparison`; without bounds a path's
+  asymptotic CS is guarded on the side of the long tail only (`tail_guard`). The asymptotic CS plugs
+  in a sample variance, which is too small exactly when
   the returns that carry the variance are missing or few: a run of identical returns (a policy capped
   at the max on most seeds) makes it 0, a sample of skewed returns without its long tail makes both
   the mean and the variance low (every miss of the plain asymptotic CS on exponential, lognormal,
@@ -49,6 +52,7 @@ __all__ = [
     "guarded_variance",
     "guarded_asymptotic_cs_from_moments",
     "guarded_asymptotic_cs",
+    "running_central_moments",
     "anytime_share_upper",
 ]
 
@@ -125,9 +129,9 @@ def guarded_asymptotic_cs_from_moments(
     return (mean - half, mean + half)
 
 
-def _running_central_moments(x: np.ndarray):
-    """Per look (last axis): count t, mean, and the sums of squared and fourth-power deviations from
-    the running mean (from power sums of the values less the first: no cancellation at large means)."""
+def running_central_moments(x: np.ndarray):
+    """Per look (last axis): count t, mean, and the sums of squared, cubed and fourth-power deviations
+    from the running mean (from power sums of the values less the first: no cancellation at large means)."""
     t = np.arange(1, x.shape[-1] + 1, dtype=float)
     shift = x[..., :1]
     y = x - shift
@@ -137,8 +141,9 @@ def _running_central_moments(x: np.ndarray):
     m = s1 / t
     mm = m * m
     m2 = np.maximum(s2 - t * mm, 0.0)
+    m3 = s3 - 3.0 * m * s2 + 3.0 * mm * s1 - t * mm * m
     m4 = np.maximum(s4 - 4.0 * m * s3 + 6.0 * mm * s2 - 3.0 * t * mm * mm, 0.0)
-    return t, m + shift, m2, m4
+    return t, m + shift, m2, m3, m4
 
 
 def guarded_asymptotic_cs(x, alpha: float = 0.05, target_n: float = 100, burn_in: int = 30,
@@ -146,7 +151,7 @@ def guarded_asymptotic_cs(x, alpha: float = 0.05, target_n: float = 100, burn_in
     """`guarded_asymptotic_cs_from_moments` at every look of `x` (last axis), vectorised for
     coverage simulations; ``(lo, hi)`` arrays, NaN where no interval is shown."""
     x = np.asarray(x, dtype=float)
-    t, mean, m2, m4 = _running_central_moments(x)
+    t, mean, m2, _m3, m4 = running_central_moments(x)
     span = np.maximum.accumulate(x, axis=-1) - np.minimum.accumulate(x, axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         k_range = range_weight(t)

@@ -21,6 +21,7 @@ from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, intersect
 from .guards import KISH_PSEUDO_BOUNDED, guarded_asymptotic_cs_from_moments
 from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
 from .sequences import PrPlEB, beta_mixture_cs_scalar, normal_mixture_cs_from_mean
+from .tail_guard import tail_guarded_cs_from_moments
 
 __all__ = ["PathStats", "ReturnsSnapshot", "ASYMPTOTIC_CS", "BETTING_CS", "PRPL_EB_CS", "NORMAL_MIXTURE_CS",
            "BETA_MIXTURE_CS"]
@@ -86,8 +87,8 @@ class PathStats:
     alpha: 1 - confidence level of every interval (0.05: the "95" in the key names).
     target_n: the episode count at which the asymptotic / normal-mixture CS is tuned to be tightest.
     burn_in: the asymptotic CS (unbounded returns) is reported from this many valid episodes on, and
-        only once two distinct returns were seen; its variance is guarded (`guards.guarded_variance`)
-        so that identical returns never give a zero-width interval. Its coverage is asymptotic (the
+        only once two distinct returns were seen; it is guarded on the side of the long tail
+        (`tail_guard`) and never has zero width. Its coverage is asymptotic (the
         README gives the measured table).
     bounded_cs: "betting" (hedged betting ∩ asymptotic, Waudby-Smith & Ramdas 2023 / Waudby-Smith et al.
         2021), "prpl-eb" (Waudby-Smith & Ramdas 2023) or "normal-mixture" (Howard et al. 2021).
@@ -199,10 +200,10 @@ class PathStats:
             elif self._bet is not None and n - self._bet.t >= _EB_BATCH:
                 self._bet_catch_up()
 
-    @property
-    def m4(self) -> float:
-        """Sum of the fourth-power deviations of the valid returns from their mean, from power sums of
-        the returns less the first (caught up from the buffer, vectorised: nothing on the hot path)."""
+    def _central_moments(self) -> tuple[float, float]:
+        """(sum of cubed, sum of fourth-power deviations) of the valid returns from their mean, from
+        power sums of the returns less the first (caught up from the buffer, vectorised: nothing on the
+        hot path)."""
         n = self.n
         if self._pow_n < n:
             y = self._buf[self._pow_n : n] - self._buf[0]
@@ -210,11 +211,23 @@ class PathStats:
             self._pow += (y.sum(), y2.sum(), (y2 * y).sum(), (y2 * y2).sum())
             self._pow_n = n
         if n == 0:
-            return 0.0
+            return 0.0, 0.0
         s1, s2, s3, s4 = self._pow.tolist()
         m = s1 / n
         mm = m * m
-        return max(s4 - 4.0 * m * s3 + 6.0 * mm * s2 - 3.0 * n * mm * mm, 0.0)
+        m3 = s3 - 3.0 * m * s2 + 3.0 * mm * s1 - n * mm * m
+        return m3, max(s4 - 4.0 * m * s3 + 6.0 * mm * s2 - 3.0 * n * mm * mm, 0.0)
+
+    @property
+    def m3(self) -> float:
+        """Sum of the cubed deviations of the valid returns from their mean (its sign: the side of the
+        long tail)."""
+        return self._central_moments()[0]
+
+    @property
+    def m4(self) -> float:
+        """Sum of the fourth-power deviations of the valid returns from their mean."""
+        return self._central_moments()[1]
 
     @property
     def return_bounds_ok(self) -> bool:
@@ -296,8 +309,8 @@ class PathStats:
         elif n < self.burn_in:
             method += f"; from {self.burn_in} valid returns"
         return (
-            guarded_asymptotic_cs_from_moments(
-                n, self._mean, self._m2, self._min, self._max, a, self.target_n, self.burn_in, self.m4
+            tail_guarded_cs_from_moments(
+                n, self._mean, self._m2, self.m3, self._min, self._max, a, self.target_n, self.burn_in
             ),
             method,
         )

@@ -103,9 +103,6 @@ def test_module_narrows_the_view_and_explore_on_runs_every_module_on_both_paths(
 
 @pytest.mark.parametrize("extra, needles", [
     (["--module", "p7"], ["--module 'p7' is not in the checkpoint", "its modules are: p0, p1"]),
-    (["--vs", "{zoo}/ppo"], ["multi-agent checkpoints", "--vs", "not supported"]),
-    (["--vs-env", "CartPole-v1"], ["multi-agent checkpoints", "--vs-env", "leave out --vs-env"]),
-    (["--path", "mine=my_loop:make_loop"], ["multi-agent checkpoints", "--path", "leave out --path"]),
 ])
 def test_what_the_paths_cannot_replicate_is_refused_before_any_episode(zoo, extra, needles, run_dir,  # noqa: F811
                                                                         capsys):
@@ -168,11 +165,6 @@ def test_a_broken_world_is_the_same_invalid_episode_on_both_paths(zoo, tmp_path)
         assert not ran[11].invalid
     assert {(r.seed, r.modules, r.invalid) for r in records if r.path == "evaluate"} == \
         {(r.seed, r.modules, r.invalid) for r in records if r.path == "connectors"}
-
-
-def test_diagnose_refuses_a_multi_agent_checkpoint_in_one_line(zoo, tmp_path, capsys):  # noqa: F811
-    result = in_process(capsys, "diagnose", zoo / "multi_agent", "--log", tmp_path / "d.sqlite")
-    assert_one_line_error(result, "diagnose does not read multi-agent checkpoints yet", "--explore evaluate=off")
 
 
 def test_an_agent_that_joins_mid_episode_acts_the_same_on_both_paths(zoo, tmp_path):  # noqa: F811

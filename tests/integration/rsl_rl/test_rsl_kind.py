@@ -15,6 +15,7 @@ from rsl_rl.models import MLPModel
 from rsl_rl.utils import resolve_class
 from tensordict import TensorDict
 
+from tests.support.bad_input import in_process
 from tests.support.rsl import DEMO_DIR, ROOT, demo_checkpoint, run_path
 from tui_eval.integrations.rsl_rl.cfg import infer_cfg, normalise_cfg, read_cfg_file
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
@@ -213,12 +214,12 @@ algorithm: {class_name: PPO, learning_rate: 0.001, symmetry_cfg: null, lidar_pre
     build(cfg["actor"])  # rsl_rl accepts the mapped block
 
 
-def test_cli_exit_codes(tmp_path):
+def test_cli_exit_codes(tmp_path, capsys, monkeypatch):
     env = dict(os.environ, TUI_EVAL_CACHE=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
     not_ckpt = tmp_path / "model_1.pt"
     torch.save(torch.zeros(3), not_ckpt)
-    bad = subprocess.run([sys.executable, "-m", "tui_eval.cli", str(not_ckpt), "--headless"], cwd=tmp_path,
-                         env=env, capture_output=True, text=True, timeout=120)
+    monkeypatch.chdir(tmp_path)
+    bad = in_process(capsys, not_ckpt, "--headless")  # the real entry point; a real process follows
     assert bad.returncode == 2, bad.stderr
     assert "Traceback" not in bad.stderr and "not an rsl_rl checkpoint" in bad.stderr
     summary = tmp_path / "summary.json"

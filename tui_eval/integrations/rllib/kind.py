@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_eval.env_seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.errors import first_line
@@ -15,7 +15,6 @@ from tui_eval.integrations.rllib.paths.filters import filters_fact, filters_in_c
 from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
 from tui_eval.integrations.rllib.refusals import (
     is_multi_agent,
-    refuse_for_multi_agent,
     refuse_for_paths,
     refuse_multi_agent_env,
     refuse_without_env_runners,
@@ -23,6 +22,9 @@ from tui_eval.integrations.rllib.refusals import (
 from tui_eval.paths.base import InferencePath
 from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 from tui_eval.user_code import load_pickle
+
+if TYPE_CHECKING:
+    from tui_eval.paths.custom import CustomPath
 
 MARKER = "rllib_checkpoint.json"
 # Far above the seeds RLlib derives from config.seed (seed + small offsets, + 1_000_000 for evaluation).
@@ -65,6 +67,8 @@ def _quiet_ray_logs() -> None:
 class RllibKind(CheckpointKind):
     name = "rllib"
     default_paths = ("evaluate", "connectors")
+    #: a multi-agent `--vs-env` env's agents the checkpoint's saved pipelines were not built for
+    new_agents: list = []  # noqa: RUF012  (never mutated: on_other_env sets a new list)
 
     @classmethod
     def recognise(cls, path: Path) -> bool:
@@ -100,8 +104,6 @@ class RllibKind(CheckpointKind):
         self.module_ids = self._module_ids()
         self.config, self.eval_config = self._configs()
         self.multi_agent = is_multi_agent(self.config, self.config.env)
-        if self.multi_agent:
-            refuse_for_multi_agent(spec)
         refuse_without_env_runners(self.checkpoint, self.algorithm)
         self.module_id = self._pick_module()
         self.env = self._recipe(self.config)  # what the user's own loop runs: the main config's env
@@ -322,6 +324,16 @@ class RllibKind(CheckpointKind):
     def single_env_factory(self) -> Callable[[], Any]:
         return self.env.make_one  # the main config's env, RLlib's way
 
+    def custom_path(self, **kwargs: Any) -> CustomPath:
+        if not self.multi_agent:
+            return super().custom_path(**kwargs)
+        from tui_eval.integrations.rllib.paths.multi_agent_custom import MultiAgentCustomPath
+
+        recipe = self.env
+        return MultiAgentCustomPath(make_env=lambda: recipe.make_one(recipe.context(), env_checker=False),
+                                    mapping_fn=self.config.policy_mapping_fn, module_ids=self.module_ids,
+                                    view=self.module_id or None, **kwargs)
+
     def seed_check(self) -> SeedCheck:
         """Both paths' envs (the evaluation env may differ from the training one); a MultiAgentEnv takes
         actions per agent, which the probe does not make."""
@@ -337,17 +349,33 @@ class RllibKind(CheckpointKind):
             raise BadInput("--vs-vecenv is for rsl_rl checkpoints; for RLlib pass --vs-env ENV")
         other = self.copy()
         assert isinstance(other, RllibKind)
-        name = spec.vs_env or self.env.name
-        config = dict(self.env.env_config) if name == self.env.name else {}
+        same = spec.vs_env in (None, "", self.env.name)  # the checkpoint's own env (a name or a callable)
+        config = dict(self.env.env_config) if same else {}
         config.update(spec.vs_env_config)
-        other.env = other.eval_env = resolve_env(name, config)
+        other.env = other.eval_env = resolve_env(self.env.env if same else spec.vs_env, config)
+        if self.multi_agent:
+            from tui_eval.integrations.rllib.multi_agent_vs_env import check_multi_agent_vs_env
+
+            other.new_agents = check_multi_agent_vs_env(other.env, self._trained_observation_space(),
+                                                        _spaces_compatible)
         other._check_observation_spaces()
         return other
+
+    def check_vs(self, other: CheckpointKind) -> None:
+        from tui_eval.integrations.rllib.vs_pair import refuse_unpaired
+
+        refuse_unpaired(self, other)
 
     def reference_weights(self) -> dict[str, Any] | None:
         from tui_eval.integrations.rllib.doctor import reference_weights
 
         return reference_weights(self.checkpoint, self.module_id)
+
+    def module_weights(self, module_id: str) -> dict[str, Any]:
+        """Module `module_id`'s weights as the checkpoint holds them (a multi-agent checkpoint's doctor)."""
+        from tui_eval.integrations.rllib.doctor import reference_weights
+
+        return reference_weights(self.checkpoint, module_id)
 
     def saved_connector_states(self) -> dict[str, Any]:
         from tui_eval.integrations.rllib.doctor import saved_connector_states
@@ -364,7 +392,10 @@ class RllibKind(CheckpointKind):
                                                use_evaluation_config=self.has_evaluation_runners,
                                                **self._runners(), **common)
         if name == "connectors":
+            from tui_eval.integrations.rllib.multi_agent_vs_env import refuse_new_agents
             from tui_eval.integrations.rllib.paths.multi_agent_connectors import RllibMultiAgentConnectorsPath
+
+            refuse_new_agents(self.new_agents, self.env)  # `--vs-env`'s env
 
             return RllibMultiAgentConnectorsPath(recipe=self.env, mapping_fn=self.config.policy_mapping_fn, **common)
         raise BadInput(f"path {name!r} is not an RLlib path")

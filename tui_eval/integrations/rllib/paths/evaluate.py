@@ -213,8 +213,13 @@ class RllibEvaluatePath(InferencePath):
         user_callbacks = config.callbacks_on_episode_end
         callbacks = [*(user_callbacks if isinstance(user_callbacks, list) else [user_callbacks] if user_callbacks
                        else []), self.episode_callback]
+        config = config.copy(copy_frozen=False)
+        if config.is_offline:  # its Algorithm would read the training dataset, which evaluate() never uses
+            from tui_eval.integrations.rllib.paths.offline_data import evaluation_only
+
+            config = evaluation_only(config)
         return (
-            config.copy(copy_frozen=False)
+            config
             # The training runner only holds the restored connector states that evaluate() syncs from.
             .env_runners(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_env_runner=gpus)
             .learners(num_learners=0, num_gpus_per_learner=gpus)
