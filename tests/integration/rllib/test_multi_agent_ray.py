@@ -20,8 +20,9 @@ SEEDS = range(6)
 def test_two_workers_per_path_give_identical_module_returns_and_a_frozen_world_is_one_invalid_episode(
         zoo, tmp_path):  # noqa: F811
     engine = start_engine(plan_for(
-        zoo / "multi_agent_filter", "--freeze-filters", "--env", f"tests.support.multi_agent_fault_envs:{envs.FREEZING}", "--env-config",
-        '{"num_agents": 3}', "--seeds", f"{SEEDS.start}:{SEEDS.stop}", "--explore", "evaluate=off",
+        zoo / "multi_agent_filter", "--freeze-filters",
+        "--env", f"tests.support.multi_agent_fault_envs:{envs.FREEZING}", "--env-config", '{"num_agents": 3}',
+        "--seeds", f"{SEEDS.start}:{SEEDS.stop}", "--explore", "evaluate=off",
         "--workers", "2", "--num-envs", "2", "--step-timeout", "1", log=tmp_path / "run.sqlite"))
     failures: list[PathFailed] = []
     engine.subscribe(lambda event: failures.append(event) if isinstance(event, PathFailed) else None)
