@@ -84,6 +84,18 @@ def multi_agent_lstm():
     return multi_agent().rl_module(model_config=lstm)
 
 
+def mean_std_filter(env, spaces, device):
+    """RLlib's mean_std_filtering example's env-to-module connector for several agents (one filter per agent)."""
+    from ray.rllib.connectors.env_to_module import MeanStdFilter
+
+    return MeanStdFilter(multi_agent=True)
+
+
+def multi_agent_filter():
+    """The multi-agent checkpoint with a MeanStdFilter (statistics of one training iteration per agent)."""
+    return multi_agent().env_runners(env_to_module_connector=mean_std_filter)
+
+
 def own_evaluation(algorithm, eval_workers):
     """A user's own evaluation function (what Algorithm.evaluate() then runs instead of sampling)."""
     return {}, 0, 0
@@ -163,9 +175,10 @@ def cql(out: Path):
 
 
 ALGORITHMS = {"ppo": ppo, "appo": appo, "impala": impala, "dqn": dqn, "sac": sac}
-#: checkpoints with a feature a path cannot replicate (refused up front)
+#: checkpoints with a feature a path cannot replicate (refused up front), and multi-agent ones
 EXTRA = {"multi_agent": multi_agent, "multi_agent_baseline": multi_agent_baseline, "multi_agent_lstm": multi_agent_lstm,
-         "custom_evaluation": custom_evaluation, "custom_env_runner": custom_env_runner}
+         "multi_agent_filter": multi_agent_filter, "custom_evaluation": custom_evaluation,
+         "custom_env_runner": custom_env_runner}
 #: offline algorithms, built and saved untrained; each recipe takes the output folder
 OFFLINE = {"bc": bc, "marwil": marwil, "cql": cql}
 

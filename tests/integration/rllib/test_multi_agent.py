@@ -103,8 +103,6 @@ def test_module_narrows_the_view_and_explore_on_runs_every_module_on_both_paths(
 
 @pytest.mark.parametrize("extra, needles", [
     (["--module", "p7"], ["--module 'p7' is not in the checkpoint", "its modules are: p0, p1"]),
-    (["--workers", "2"], ["multi-agent checkpoints", "paths evaluate and connectors", "--workers 2",
-                          "leave out --workers"]),
 ])
 def test_what_the_paths_cannot_replicate_is_refused_before_any_episode(zoo, extra, needles, run_dir,  # noqa: F811
                                                                         capsys):

@@ -45,8 +45,6 @@ def test_explore_on_both_paths_run_and_show_where_explore_comes_from(zoo, algori
     ("custom_evaluation", [], ["custom_evaluation_function (own_evaluation)", "path evaluate",
                                "run --paths connectors"]),
     ("custom_env_runner", [], ["env_runner_cls=OwnEnvRunner", "path connectors", "run --paths evaluate"]),
-    ("multi_agent", ["--freeze-filters"], ["--freeze-filters (MeanStdFilter frozen on both paths) is not supported",
-                                                  "leave out --freeze-filters"]),
 ])
 def test_a_feature_a_path_cannot_replicate_is_refused_before_any_episode(zoo, name, extra, needles, run_dir,
                                                                            capsys):

@@ -15,7 +15,6 @@ from tui_eval.integrations.rllib.paths.filters import filters_fact, filters_in_c
 from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
 from tui_eval.integrations.rllib.refusals import (
     is_multi_agent,
-    refuse_for_multi_agent,
     refuse_for_paths,
     refuse_multi_agent_env,
     refuse_without_env_runners,
@@ -105,8 +104,6 @@ class RllibKind(CheckpointKind):
         self.module_ids = self._module_ids()
         self.config, self.eval_config = self._configs()
         self.multi_agent = is_multi_agent(self.config, self.config.env)
-        if self.multi_agent:
-            refuse_for_multi_agent(spec)
         refuse_without_env_runners(self.checkpoint, self.algorithm)
         self.module_id = self._pick_module()
         self.env = self._recipe(self.config)  # what the user's own loop runs: the main config's env
@@ -388,12 +385,12 @@ class RllibKind(CheckpointKind):
     def _build_multi_agent_path(self, name: str, common: dict[str, Any]) -> InferencePath:
         common = {**common, "module_ids": self.module_ids, "view": self.module_id or None}
         del common["module_id"]
-        del common["freeze_filters"]  # refused up front (refuse_for_multi_agent)
         if name == "evaluate":
             from tui_eval.integrations.rllib.paths.multi_agent_evaluate import RllibMultiAgentEvaluatePath
 
             return RllibMultiAgentEvaluatePath(config=self.config, algo_class=self.algo_class, recipe=self.eval_env,
-                                               use_evaluation_config=self.has_evaluation_runners, **common)
+                                               use_evaluation_config=self.has_evaluation_runners,
+                                               **self._runners(), **common)
         if name == "connectors":
             from tui_eval.integrations.rllib.multi_agent_vs_env import refuse_new_agents
             from tui_eval.integrations.rllib.paths.multi_agent_connectors import RllibMultiAgentConnectorsPath

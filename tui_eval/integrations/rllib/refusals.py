@@ -43,18 +43,6 @@ def refuse_multi_agent_env(config, env: Any) -> None:
                        "no policy_mapping_fn); run it on the single-agent env it was trained on (--env)")
 
 
-def refuse_for_multi_agent(spec) -> None:
-    """Options that run a path the multi-agent paths do not replicate yet: refused before anything loads."""
-    found = [(spec.on_ray, f"--workers {spec.workers}" if spec.workers > 1 else "--ray-address",
-              "Ray actors (or remote evaluation runners)", "leave out --workers / --ray-address"),
-             (bool(getattr(spec, "freeze_filters", False)), "--freeze-filters", "MeanStdFilter frozen on both paths",
-              "leave out --freeze-filters")]
-    for given, option, what, instead in found:
-        if given:
-            raise BadInput(f"multi-agent checkpoints run on paths evaluate and connectors in this process only: "
-                           f"{option} ({what}) is not supported for them; {instead}")
-
-
 def refuse_for_paths(config, eval_config, paths: list[str]) -> None:
     """Features of the checkpoint's config that one of the chosen paths cannot replicate."""
     if "evaluate" in paths and config.custom_evaluation_function is not None:

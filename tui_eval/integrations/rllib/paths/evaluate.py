@@ -56,15 +56,19 @@ DRAIN_CALL_SECONDS = 0.1  # a call's length while no new seed is to be had
 LIVE_PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
 
 
+def evaluation_env_parts(env_context) -> tuple[EnvRecipe, SeedFeed, str | None, float | None]:
+    """What an evaluation env's guard is made of: the user's env recipe, the feed its resets take seeds from
+    (the path's, in this process; the seed dispenser's, in a remote runner), the success key, the step timeout."""
+    token = env_context[TOKEN_KEY]
+    if token in LIVE_PATHS:  # a runner in this process
+        return LIVE_PATHS[token]
+    recipe, success_key, step_timeout, dispenser = pickle.loads(env_context[REMOTE_KEY])  # a remote runner
+    return recipe, DispenserFeed(dispenser, env_context.worker_index, step_timeout), success_key, step_timeout
+
+
 def guarded_env_creator(env_context):
     """The evaluation env: the user's env, made as RLlib would make it, behind a GuardedEnv."""
-    token = env_context[TOKEN_KEY]
-    seeds: SeedFeed
-    if token in LIVE_PATHS:  # a runner in this process
-        recipe, seeds, success_key, step_timeout = LIVE_PATHS[token]
-    else:  # a remote evaluation runner
-        recipe, success_key, step_timeout, dispenser = pickle.loads(env_context[REMOTE_KEY])
-        seeds = DispenserFeed(dispenser, env_context.worker_index, step_timeout)
+    recipe, seeds, success_key, step_timeout = evaluation_env_parts(env_context)
     return GuardedEnv(recipe.make_one(env_context, env_checker=False), feed=seeds, success_key=success_key,
                       step_timeout=step_timeout)
 
@@ -115,7 +119,9 @@ class RllibEvaluatePath(InferencePath):
         self.pump: DispenserPump | None = None
         if workers:  # the local runner only holds state to sync: its envs never get a seed
             self.pump = DispenserPump(actor_name("seeds"), self.seeds, SEEDS_PER_RUNNER * workers)
-            self._remote_env = pickle.dumps((recipe, success_key, step_timeout, self.pump.name))
+            from ray import cloudpickle  # a recipe may hold a class made at run time (make_multi_agent's MultiEnv)
+
+            self._remote_env = cloudpickle.dumps((recipe, success_key, step_timeout, self.pump.name))
         LIVE_PATHS[self.token] = (recipe, FeedRelay() if workers else self.seeds, success_key, step_timeout)
         self.num_envs = num_envs
         self.call_steps = 50 * num_envs * max(1, workers)  # grown to CALL_SECONDS' worth once a call was timed
@@ -167,8 +173,14 @@ class RllibEvaluatePath(InferencePath):
         it to the training runner's statistics, the checkpoint's, which then stay); filters per runner."""
         if not self.freeze_filters:
             return 0
-        counts = self.algo.eval_env_runner_group.foreach_env_runner(freeze_runner_filters,
-                                                                    local_env_runner=not self.workers)
+        group = self.algo.eval_env_runner_group
+        if self.workers:
+            # RLlib 2.60 sends remote runners their connector states asynchronously, one set_state in flight per
+            # runner and the later ones dropped meanwhile: a runner's first episodes can normalise with no
+            # statistics at all (every observation clipped to +-10). Set the checkpoint's here and wait for it.
+            state = self.algo.env_runner._env_to_module.get_state()
+            group.foreach_env_runner(lambda runner: runner._env_to_module.set_state(state), local_env_runner=False)
+        counts = group.foreach_env_runner(freeze_runner_filters, local_env_runner=not self.workers)
         return max(counts, default=0)
 
     def _sync_like_evaluate(self) -> None:

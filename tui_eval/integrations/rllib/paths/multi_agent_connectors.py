@@ -9,6 +9,7 @@ from typing import Any
 
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
+from tui_eval.integrations.rllib.paths.filters import freeze_filters as freeze_filters_of
 from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
 from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
 from tui_eval.integrations.rllib.paths.multi_agent_loop import MultiAgentRunnerLoop, make_multi_agent_vec
@@ -21,7 +22,8 @@ class RllibMultiAgentConnectorsPath(InferencePath):
     name = "connectors"
 
     def __init__(self, *, checkpoint: Path, module_ids: list[str], view: str | None, mapping_fn, recipe: EnvRecipe,
-                 num_envs: int, device: str, explore: bool, success_key: str | None, step_timeout: float | None):
+                 num_envs: int, device: str, explore: bool, success_key: str | None, step_timeout: float | None,
+                 freeze_filters: bool = False):
         import torch
         from ray.rllib.connectors.env_to_module import EnvToModulePipeline
         from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
@@ -38,6 +40,8 @@ class RllibMultiAgentConnectorsPath(InferencePath):
         for connector in getattr(self.env_to_module, "connectors", []):
             if type(connector).__name__ == "NumpyToTensor":  # it remembers the device of training time
                 connector._device = self.device
+        # a multi-agent MeanStdFilter keeps one filter per agent id; frozen, each normalises with its saved statistics
+        frozen = freeze_filters_of(self.env_to_module) if freeze_filters else 0
         self.relay = FeedRelay()
         relay = self.relay
 
@@ -49,9 +53,11 @@ class RllibMultiAgentConnectorsPath(InferencePath):
         self.loop = MultiAgentRunnerLoop(env=self.env, module=module, env_to_module=self.env_to_module,
                                          module_to_env=self.module_to_env, mapping_fn=mapping_fn,
                                          record=self._record)
+        self.num_envs = num_envs  # what a Ray actor running this path holds at once (cluster/worker.py)
         self.description = (f"MultiRLModule ({', '.join(self.module_ids)}) + multi-agent EnvToModule/ModuleToEnv "
                             f"from the checkpoint, stepped as MultiAgentEnvRunner does, {num_envs} envs, "
-                            f"{self.device}, env {recipe.name}")
+                            f"{self.device}, env {recipe.name}"
+                            + (f", {frozen} filter(s) frozen at the checkpoint's statistics" if frozen else ""))
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.relay.feed = feed

@@ -19,6 +19,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from tui_eval.envs import all_finite, read_success
 from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
+from tui_eval.integrations.rllib.paths.multi_agent_frames import render_modes, render_rgb
 
 ALL = "__all__"
 
@@ -40,8 +41,11 @@ class MultiAgentGuardedEnv(MultiAgentEnv):
         self.observation_spaces, self.action_spaces = inner.observation_spaces, inner.action_spaces
         self.observation_space, self.action_space = inner.observation_space, inner.action_space
         self.possible_agents = list(inner.possible_agents)
-        self.metadata = getattr(env, "metadata", {})
+        # what the frame hub reads (multi_agent_frames.py): the render modes, rgb_array where sub-envs offer it
+        self.metadata = {**(getattr(env, "metadata", None) or {}), "render_modes": render_modes(env)}
         self.render_mode = getattr(env, "render_mode", None)
+        # the path's frame tap while this env is the one whose frames are shown (as GuardedEnv.shown)
+        self.shown: Any = None
         self.seed: int | None = None
         self.block = 0
         self.idle = False
@@ -97,6 +101,9 @@ class MultiAgentGuardedEnv(MultiAgentEnv):
                 self._pending_invalid = "non-finite observation at reset"
                 obs = {aid: self.get_observation_space(aid).sample() for aid in obs}
         self._last_obs = dict(obs)
+        tap = getattr(self.feed, "frames", None)
+        if tap is not None:
+            self.shown = tap if tap.on_reset(self, (self.block, seed), obs) else None
         return obs, infos
 
     def _end_all(self, action_dict: dict, reason: str | None):
@@ -106,6 +113,8 @@ class MultiAgentGuardedEnv(MultiAgentEnv):
         last = self._last_obs or {}
         obs = {aid: last[aid] if aid in last else self.get_observation_space(aid).sample() for aid in action_dict}
         done = {aid: True for aid in obs}
+        if self.shown is not None and not self.idle:
+            self.shown.on_step(self, last, 0.0, True)
         return obs, {aid: 0.0 for aid in obs}, {**done, ALL: True}, {ALL: False}, {}
 
     def step(self, action_dict):
@@ -145,10 +154,15 @@ class MultiAgentGuardedEnv(MultiAgentEnv):
             found = [read_success(info, self.success_key) for info in infos.values() if isinstance(info, dict)]
             known = [s for s in found if s is not None]
             self.success = all(known) if known else None
+        if self.shown is not None:  # the team's reward: what the shown episode's return adds up
+            self.shown.on_step(self, obs, sum(float(r) for r in rewards.values()),
+                               bool(terminateds.get(ALL) or truncateds.get(ALL)))
         return obs, rewards, terminateds, truncateds, infos
 
     def render(self):
-        return self.env.render()
+        """The user's env's picture; with render_mode rgb_array (the frame hub sets it for one call), rgb_array
+        for that call on the user's env and its sub-envs too."""
+        return render_rgb(self.env) if self.render_mode == "rgb_array" else self.env.render()
 
     def close(self):
         self.env.close()

@@ -9,6 +9,8 @@ RLlib merges it, episodes that carry on across calls, one `on_episode_end` item 
   would take a seed from the feed for an episode nobody reports (the env is the user's, checked in training);
 - the callback reads the episode's seed and state from the guard (its sub-env is reset only on the next
   step) and each module's return from the episode's agents, as RLlib's own module metrics add them.
+With `--workers N` it scales as the single-agent path does: N remote evaluation runners (MultiAgentEnvRunners)
+whose guards take seeds from the seed dispenser, a dead runner's seeds run again and the runner brought back.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tui_eval.integrations.rllib.paths.evaluate import LIVE_PATHS, METRIC, TOKEN_KEY, RllibEvaluatePath
+from tui_eval.integrations.rllib.paths.evaluate import METRIC, RllibEvaluatePath, evaluation_env_parts
 from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
 from tui_eval.integrations.rllib.paths.multi_agent_record import module_returns
 from tui_eval.spec import EpisodeRecord
@@ -26,7 +28,7 @@ GUARDED_MULTI_AGENT_ENV = "tui_eval_guarded_multi_agent_env"
 
 def guarded_multi_agent_env_creator(env_context):
     """The evaluation env: the user's MultiAgentEnv, made as RLlib would make it, behind the guard."""
-    recipe, seeds, success_key, step_timeout = LIVE_PATHS[env_context[TOKEN_KEY]]
+    recipe, seeds, success_key, step_timeout = evaluation_env_parts(env_context)
     return MultiAgentGuardedEnv(recipe.make_one(env_context, env_checker=False), feed=seeds,
                                 success_key=success_key, step_timeout=step_timeout)
 
@@ -64,6 +66,8 @@ class RllibMultiAgentEvaluatePath(RllibEvaluatePath):
 
     def _record(self, item: dict[str, Any]) -> EpisodeRecord:
         record = super()._record(item)
+        if "modules" not in item:  # a step that froze in a remote runner: invalid, no module took a step
+            return record
         found = {m: (float(r), int(n)) for m, r, n in item.get("modules", [])}
         modules = tuple((m, *found.pop(m, (0.0, 0))) for m in self.module_ids)
         modules += tuple((m, r, n) for m, (r, n) in found.items())  # a module the checkpoint did not list
