@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.doctor.replay import close
+from tui_eval.doctor.replay import OneSeed, close
 from tui_eval.integrations.rllib.paths.multi_agent_record import module_returns
 
 #: the most agent-to-module mappings the probe replays (modules ** agents)
@@ -38,19 +38,6 @@ class MultiTrace:
         return bool(self.actions)
 
 
-class _OneSeed:
-    """A SeedFeed handing out one seed (nobody watches its steps)."""
-
-    cancelled = False
-    heartbeat = None
-
-    def __init__(self, seed: int):
-        self.left = [(seed, 0)]
-
-    def take(self):
-        return self.left.pop() if self.left else None
-
-
 def _kept(actions: dict[Any, Any]) -> dict[Any, Any]:
     return {agent: np.array(a, copy=True) for agent, a in actions.items()}
 
@@ -65,7 +52,7 @@ def replay_connectors(path: Any, seed: int) -> MultiTrace:
             return original(action_dict)
         guard.step = recording
     try:
-        path.run(_OneSeed(seed), records.append)
+        path.run(OneSeed(seed), records.append)
     finally:
         for guard in path.loop.guards:
             del guard.step

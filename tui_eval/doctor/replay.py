@@ -102,7 +102,7 @@ def _replay_act(p: Probe, seed: int) -> Trace:
     return trace
 
 
-class _OneSeed:
+class OneSeed:
     """A SeedFeed handing out one seed (nobody watches its steps)."""
 
     cancelled = False
@@ -148,7 +148,7 @@ def _replay_vecenv(p: Probe, seed: int) -> Trace:
 
     env.step, path._act = recording_step, recording_act
     try:
-        path.run(_OneSeed(seed), records.append)
+        path.run(OneSeed(seed), records.append)
     finally:
         del env.step, path._act
     if records:
