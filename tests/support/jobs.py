@@ -38,12 +38,12 @@ def _user(folder: Path):
 
 
 def _zoo(folder: Path):
-    from tests.support.zoo_checkpoints import ALGORITHMS, EXTRA, OFFLINE  # imports ray: only when it runs
-
+    # "all", not the names imported: importing RLlib in this (background) thread while a test imports it
+    # can deadlock the two imports.
     # The multi-agent policy IDs are a set: the order the modules are built in (and so which one gets which
     # initial weights) follows the hash seed. Fixed, the zoo is the same every session; with this one the
     # LSTM modules' actions depend on their state, which the doctor's carried-over-state test needs to see.
-    return [sys.executable, "-m", "tests.support.zoo_checkpoints", str(folder), *ALGORITHMS, *EXTRA, *OFFLINE], \
+    return [sys.executable, "-m", "tests.support.zoo_checkpoints", str(folder), "all"], \
         ROOT, {**os.environ, "PYTHONHASHSEED": "1"}
 
 

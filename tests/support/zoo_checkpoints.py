@@ -1,8 +1,8 @@
 """One tiny real checkpoint per RLlib algorithm of the new API stack, trained for one iteration:
 
-    python zoo_checkpoints.py OUT_DIR [NAME ...]
+    python zoo_checkpoints.py OUT_DIR [NAME ... | all]
 
-Each lands in OUT_DIR/NAME (NAME: one of ALGORITHMS, EXTRA or OFFLINE; the algorithms by default).
+Each lands in OUT_DIR/NAME (NAME: one of ALGORITHMS, EXTRA or OFFLINE; the algorithms by default; `all`: every one).
 APPO and SAC act on Pendulum (continuous actions), the others on CartPole. Nets of 16 units,
 batches of a few dozen steps, no remote runners: each trains in a few seconds. Run in a subprocess
 (ray.init, training) so that the test process only restores them.
@@ -193,7 +193,8 @@ def save(config, out: Path, train: bool = True) -> None:
 
 def main(out: Path, names: list[str]) -> None:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    for name in names or list(ALGORITHMS):
+    every = [*ALGORITHMS, *EXTRA, *OFFLINE]
+    for name in every if names == ["all"] else names or list(ALGORITHMS):
         config = OFFLINE[name](out) if name in OFFLINE else {**ALGORITHMS, **EXTRA}[name]()
         save(config, out / name, train=name not in OFFLINE)
         print("saved" if name in OFFLINE else "trained", name, flush=True)
