@@ -64,3 +64,13 @@ def append(log: RunLog, seeds, paths=("evaluate", "connectors"), block: int = 0,
             log.append(EpisodeRecord(path=name, seed=seed, ret=float(100 + seed % 50 + 3 * i), length=100 + seed % 50,
                                      invalid=bool(invalid), reason="non-finite observation" if invalid else None,
                                      block=block, explore=False, wall_s=0.01))
+
+
+async def frame_panes(pilot, app) -> tuple:
+    """The frame panel once every path's pane shows a frame: (the screen, its panes, their labels)."""
+    from tui_eval.ui.frames_screen import FramesScreen
+
+    screen = await wait_for(pilot, lambda: isinstance(app.screen, FramesScreen) and app.screen, what="the frame panel")
+    panes = list(screen.panes.values())
+    await wait_for(pilot, lambda: all(p.frame is not None for p in panes), timeout=90, what="a frame per path")
+    return screen, panes, [p.label_text.plain for p in panes]

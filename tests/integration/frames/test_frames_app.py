@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tests.support.common import ASSETS, ROOT
-from tests.support.ui import wait_for
+from tests.support.ui import frame_panes, wait_for
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.session import plan_run
 from tui_eval.ui.app import EvalApp
@@ -32,11 +32,7 @@ async def test_frames_panel_shows_both_paths_on_one_seed_and_pause_freezes_the_s
     app = EvalApp(_plan(tmp_path, LUNAR, *NO_RAY), frames=FrameOptions(show=True, fps=10))
     apps.append(app)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await wait_for(pilot, lambda: isinstance(app.screen, FramesScreen) and app.screen,
-                                what="the frame panel")
-        panes = list(screen.panes.values())
-        await wait_for(pilot, lambda: all(p.frame is not None for p in panes), timeout=90, what="a frame per path")
-        labels = [p.label_text.plain for p in panes]
+        screen, panes, labels = await frame_panes(pilot, app)
         assert labels[0].startswith("connectors  seed ") and labels[1].startswith("vs  seed ")
         seeds = {label.split("seed ")[1].split()[0] for label in labels}
         assert len(seeds) == 1  # side by side on the same seed

@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 
 from tests.support.bad_input import assert_one_line_error, in_process
-from tests.support.ui import wait_for
+from tests.support.ui import frame_panes, wait_for
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.session import plan_run
 from tui_eval.ui.app import EvalApp
 from tui_eval.ui.frame_renderers import FrameOptions
-from tui_eval.ui.frames_screen import FramesScreen
 
 
 async def test_the_frame_panel_shows_both_paths_of_a_multi_agent_run_on_one_seed(zoo, tmp_path, apps):  # noqa: F811
@@ -21,11 +20,7 @@ async def test_the_frame_panel_shows_both_paths_of_a_multi_agent_run_on_one_seed
     app = EvalApp(plan_run(spec_from_args(build_parser().parse_args(argv))), frames=FrameOptions(show=True, fps=10))
     apps.append(app)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await wait_for(pilot, lambda: isinstance(app.screen, FramesScreen) and app.screen,
-                                what="the frame panel")
-        panes = list(screen.panes.values())
-        await wait_for(pilot, lambda: all(p.frame is not None for p in panes), timeout=90, what="a frame per path")
-        labels = [p.label_text.plain for p in panes]
+        _, panes, labels = await frame_panes(pilot, app)
         assert labels[0].startswith("evaluate  seed ") and labels[1].startswith("connectors  seed ")
         assert len({label.split("seed ")[1].split()[0] for label in labels}) == 1  # the same seed
         for pane in panes:
