@@ -28,6 +28,7 @@ from tests.support import zoo_envs
 MLP = DefaultModelConfig(fcnet_hiddens=[8])
 CNN = DefaultModelConfig(conv_filters=[[4, [2, 2], 1]], head_fcnet_hiddens=[8])
 LSTM = DefaultModelConfig(fcnet_hiddens=[8], use_lstm=True, lstm_cell_size=8, max_seq_len=8)
+CNN_LSTM = DefaultModelConfig(conv_filters=[[4, [2, 2], 1]], use_lstm=True, lstm_cell_size=8, max_seq_len=8)
 
 
 
@@ -68,6 +69,7 @@ ZOO: dict[str, tuple] = {
     "prev_ap_lstm": (StatelessCartPole, {}, (prev_actions_rewards, flatten), LSTM),
     "dict_flatten": (CartPoleWithDictObservationSpace, {}, (flatten,), MLP),
     "framestack": (zoo_envs.StructuredCartPole, structured("channel", "discrete"), (frame_stack,), CNN),
+    "framestack_lstm": (zoo_envs.StructuredCartPole, structured("channel", "discrete"), (frame_stack,), CNN_LSTM),
     "meanstd_lstm": ("CartPole-v1", {"max_episode_steps": 60}, (mean_std,), LSTM),
     "meanstd": ("CartPole-v1", {"max_episode_steps": 80}, (mean_std,), MLP),
     "user_module_to_env": (zoo_envs.StructuredCartPole, structured("box", "discrete"), (), MLP),

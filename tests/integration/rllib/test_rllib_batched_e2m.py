@@ -28,10 +28,34 @@ def test_the_tail_after_the_checkpoints_own_pieces_equals_rllibs_pieces_on_every
     assert both.found == []
 
 
-def test_a_piece_that_fills_the_batch_itself_leaves_the_tail_to_rllibs_pieces(connector_zoo):
-    """FrameStackingEnvToModule puts the stacked observations into the batch: the batched tail steps aside."""
-    both = run_side_by_side(connector_zoo / "framestack", explore=False)
-    assert both.calls > 5 and both.compared == 0
+@pytest.mark.parametrize("name", ["framestack", "framestack_lstm"])
+def test_the_tail_after_a_piece_that_fills_the_batch_equals_rllibs_pieces_on_every_step(connector_zoo, name):
+    """FrameStackingEnvToModule puts the stacked observations into the batch itself: the tail built on that
+    batch (with a recurrent module: the time rank, the states) equals RLlib's pieces."""
+    both = run_side_by_side(connector_zoo / name, explore=False)
+    assert both.compared == both.filled == both.calls > 5
+    assert both.found == []
+
+
+def test_a_difference_planted_in_the_tail_after_a_piece_that_fills_the_batch_is_seen(connector_zoo):
+    """On every other step the last observation's last number one float32 step up, on the others the rows'
+    episode order (`memorized_map_structure`) reversed: each is seen."""
+    import torch
+
+    steps = []
+
+    def plant(mine, shared_data):
+        steps.append(len(steps))
+        if len(steps) % 2:
+            last = mine["obs"][-1].view(-1)
+            last[-1] = torch.nextafter(last[-1], torch.tensor(float("inf")))
+        else:
+            shared_data["memorized_map_structure"] = shared_data["memorized_map_structure"][::-1]
+
+    planted = run_side_by_side(connector_zoo / "framestack", explore=False, seeds=[20], plant=plant)
+    assert planted.compared == len(steps) > 3
+    assert len(planted.found) == planted.compared
+    assert sum(found.startswith("shared_data") for found in planted.found) == planted.compared // 2
 
 
 @pytest.mark.parametrize(("name", "explore"), [("lstm", False), ("prev_ap_lstm", True)])

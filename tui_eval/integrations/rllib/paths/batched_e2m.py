@@ -9,16 +9,19 @@ then builds the tail's output from the same episode reads and the same RLlib cal
 `get_observations(-1)` of every episode, `np.expand_dims` for the time rank, the state from
 `get_initial_state()` or the last `STATE_OUT`, `batch(..., individual_items_already_have_batch_dim="auto")`,
 `memorized_map_structure`, and NumpyToTensor's per-leaf conversion. It does so only where the tail starts
-from an empty batch on single-agent episodes (what RLlib's own head pieces leave); anything else runs the
-real tail pieces. `tests/support/e2m_checks.py` checks both against each other on every step.
+from an empty batch on single-agent episodes (what most of RLlib's own head pieces leave), or, through
+`filled_e2m`, from a batch a piece before it wrote (FrameStackingEnvToModule); anything else runs the real
+tail pieces. `tests/support/e2m_checks.py` checks both against each other on every step.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
+
+from tui_eval.integrations.rllib.paths import filled_e2m
+from tui_eval.integrations.rllib.paths.e2m_items import add_time_rank, last_observation, num_samples, state_in
 
 
 def _stock_tail() -> tuple[type, ...]:
@@ -59,8 +62,8 @@ class BatchedEnvToModule:
         from ray.rllib.utils.spaces.space_utils import batch as batch_fn
 
         self.pipeline, self.start = pipeline, start
-        self._obs, self._state_in = Columns.OBS, Columns.STATE_IN
-        self._episode_cls, self._multi_module_cls, self._batch = SingleAgentEpisode, MultiRLModule, batch_fn
+        self.obs_column, self.state_column, self._infos = Columns.OBS, Columns.STATE_IN, Columns.INFOS
+        self._episode_cls, self._multi_module_cls, self.batch_fn = SingleAgentEpisode, MultiRLModule, batch_fn
         self._device_checked: tuple[Any, bool] = (object(), False)  # (NumpyToTensor's device, on the CPU)
 
     @property
@@ -76,15 +79,22 @@ class BatchedEnvToModule:
         shared_data = shared_data if shared_data is not None else {}
         batch = run_pieces(self.head, rl_module=rl_module, batch=batch if batch is not None else {},
                            episodes=episodes, explore=explore, shared_data=shared_data, **kwargs)
-        if batch or not self.batchable(rl_module, episodes):
-            return self.real_tail(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
-                                  shared_data=shared_data, **kwargs)
-        return self.batched_tail(rl_module, episodes, shared_data)
+        if self.batchable(rl_module, episodes):
+            if not batch:
+                return self.batched_tail(rl_module, episodes, shared_data)
+            if self.takes_filled(batch):
+                return filled_e2m.filled_tail(self, rl_module, batch, episodes, shared_data)
+        return self.real_tail(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
+                              shared_data=shared_data, **kwargs)
 
     def batchable(self, rl_module, episodes: list) -> bool:
         """Single-agent episodes with distinct ids (each its own batch row, in order) and a single module."""
         return bool(episodes) and isinstance(episodes[0], self._episode_cls) \
             and not isinstance(rl_module, self._multi_module_cls) and len({e.id_ for e in episodes}) == len(episodes)
+
+    def takes_filled(self, batch: dict[str, Any]) -> bool:
+        """A batch already written by the pieces before the tail that `filled_e2m.filled_tail` builds on."""
+        return filled_e2m.takes(batch, self.obs_column, self._infos, self.state_column)
 
     def real_tail(self, **kwargs) -> dict[str, Any]:
         """The tail's own pieces, as the pipeline calls them."""
@@ -95,32 +105,33 @@ class BatchedEnvToModule:
         observations, rows = [], []
         for episode in episodes:  # AddObservationsFromEpisodesToBatch
             assert not episode.is_numpy
-            observations.append(_last_observation(episode))
+            observations.append(last_observation(episode))
         stateful = rl_module.is_stateful()
         if stateful:  # AddTimeDimToBatchAndZeroPad
-            observations = [_add_time_rank(item) for item in observations]
+            observations = [add_time_rank(item) for item in observations]
             shared_data["_added_single_ts_time_rank"] = True
         for episode, item in zip(episodes, observations):  # BatchIndividualItems' memorized_map_structure
             if type(item) is np.ndarray:  # one row; a BatchedNdArray (a subclass) holds len(item)
                 rows.append(episode.id_)
             else:
-                rows.extend([episode.id_] * _num_samples(item))
-        batch: dict[str, Any] = {self._obs: self._batch(observations, individual_items_already_have_batch_dim="auto")}
+                rows.extend([episode.id_] * num_samples(item))
+        batch: dict[str, Any] = {
+            self.obs_column: self.batch_fn(observations, individual_items_already_have_batch_dim="auto")}
         shared_data["memorized_map_structure"] = rows
         if stateful:  # AddStatesFromEpisodesToBatch, then BatchIndividualItems
-            batch[self._state_in] = self._batch_structs([_state_in(rl_module, episode) for episode in episodes])
-        return self._to_tensors(batch)  # NumpyToTensor
+            batch[self.state_column] = self.batch_structs([state_in(rl_module, episode) for episode in episodes])
+        return self.to_tensors(batch)  # NumpyToTensor
 
-    def _batch_structs(self, items: list) -> Any:
+    def batch_structs(self, items: list) -> Any:
         """RLlib's `batch(items, individual_items_already_have_batch_dim="auto")`; for dicts of plain arrays with
         the same keys (a recurrent module's states), its `tree.map_structure` over them is one `batch` per key."""
         first = items[0]
         if type(first) is dict and all(type(v) is np.ndarray for v in first.values()) \
                 and all(type(item) is dict and item.keys() == first.keys() for item in items):
-            return {key: self._batch([item[key] for item in items]) for key in first}
-        return self._batch(items, individual_items_already_have_batch_dim="auto")
+            return {key: self.batch_fn([item[key] for item in items]) for key in first}
+        return self.batch_fn(items, individual_items_already_have_batch_dim="auto")
 
-    def _to_tensors(self, batch: dict[str, Any]) -> dict[str, Any]:
+    def to_tensors(self, batch: dict[str, Any]) -> dict[str, Any]:
         """NumpyToTensor on a single-agent batch without infos: `convert_to_torch_tensor`, per leaf as it
         converts a writable numeric array on the CPU (`from_numpy`, floats but float16 to float32)."""
         import tree
@@ -156,25 +167,6 @@ def run_pieces(pieces: list, *, rl_module, batch: dict[str, Any], episodes, expl
     return batch
 
 
-def _last_observation(episode):
-    """`episode.get_observations(-1)`: of an episode still in lists, InfiniteLookbackBuffer's
-    `_get_int_index(-1)` is `data[-1]`."""
-    buffer = episode.observations
-    return buffer.data[-1] if _in_lists(buffer) else episode.get_observations(-1)
-
-
-def _in_lists(buffer) -> bool:
-    """An InfiniteLookbackBuffer itself (no subclass), not finalized: its `get(-1)` is `data[-1]`."""
-    return type(buffer) is _buffer_class() and not buffer.finalized
-
-
-@functools.cache
-def _buffer_class() -> Any:
-    from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
-
-    return InfiniteLookbackBuffer
-
-
 def _tensors(value):
     """`_tensor` on each leaf (as tree.map_structure walks them); a dict of arrays directly."""
     if type(value) is dict and all(type(v) is np.ndarray for v in value.values()):
@@ -197,30 +189,3 @@ def _tensor(array: np.ndarray):
     if array.dtype.kind == "f" and array.dtype != np.float32 and array.dtype != np.float16:
         tensor = tensor.float()
     return tensor
-
-
-def _add_time_rank(item):
-    if type(item) is np.ndarray:
-        return np.expand_dims(item, axis=0)
-    import tree
-    from ray.rllib.utils.spaces.space_utils import BatchedNdArray
-
-    return tree.map_structure(lambda s: np.expand_dims(s, axis=(1 if isinstance(s, BatchedNdArray) else 0)), item)
-
-
-def _state_in(rl_module, episode):
-    """AddStatesFromEpisodesToBatch's state for one episode (EnvRunner side)."""
-    from ray.rllib.core.columns import Columns
-    from ray.rllib.utils.numpy import convert_to_numpy
-
-    if (episode.t_started == 0 and len(episode) == 0) or Columns.STATE_OUT not in episode.extra_model_outputs:
-        return convert_to_numpy(rl_module.get_initial_state())
-    buffer = episode.extra_model_outputs[Columns.STATE_OUT]  # get_extra_model_outputs(key, indices=-1)
-    return buffer.data[-1] if _in_lists(buffer) else episode.get_extra_model_outputs(key=Columns.STATE_OUT,
-                                                                                      indices=-1)
-
-
-def _num_samples(item) -> int:
-    from ray.rllib.utils.spaces.space_utils import BatchedNdArray
-
-    return len(item) if isinstance(item, BatchedNdArray) else 1
