@@ -65,5 +65,6 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent")),
     (CONNECTORS, ("tests/integration/rllib/test_rllib_connector_matrix.py",
                   "tests/integration/rllib/test_rllib_batched_e2m.py",
+                  "tests/integration/rllib/test_rllib_fused_m2e.py::test_fused_module_to_env_equals_the_pipeline_on_st",
                   "tests/integration/doctor/test_doctor_probes.py::test_an_rllib_lstm")),
 ]

@@ -23,12 +23,25 @@ class SeedList:
         return None if seed is None else (seed, 0)
 
 
+def containers(value) -> Any:
+    """The containers of a nested value, their types and keys in their own order (`tree.flatten` sorts a
+    dict's keys and forgets its type)."""
+    if isinstance(value, dict):
+        return type(value), [(key, containers(item)) for key, item in value.items()]
+    if isinstance(value, (tuple, list)):
+        return type(value), [containers(item) for item in value]
+    return None
+
+
 def differences(fused: dict[str, Any], real: dict[str, Any]) -> list[str]:
-    """Columns whose values, shapes, dtypes or Python types differ, row by row."""
+    """Columns whose values, shapes, dtypes, Python types or containers differ, row by row."""
     import tree
 
     found = [f"columns {sorted(fused)} != {sorted(real)}"] if sorted(fused) != sorted(real) else []
     for column in set(fused) & set(real):
+        if containers(fused[column]) != containers(real[column]):
+            found.append(f"{column}: containers {containers(fused[column])} != {containers(real[column])}")
+            continue
         a, b = tree.flatten(fused[column]), tree.flatten(real[column])
         if len(a) != len(b):
             found.append(f"{column}: {len(a)} leaves != {len(b)}")

@@ -1,5 +1,6 @@
 """The fused stock module-to-env pipeline returns what RLlib's returns, column by column, on every step of
-real episodes (discrete and squashed continuous actions, explore off and on)."""
+real episodes (discrete and squashed continuous actions, Dict and Tuple actions of a Discrete and a Box,
+explore off and on)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ def test_fused_module_to_env_equals_the_pipeline_on_every_step(checkpoint, explo
     assert both.found == []
 
 
+@pytest.mark.parametrize("name", ["tuple_obs_dict_act", "multibinary_obs_tuple_act"], ids=["dict", "tuple"])
+@pytest.mark.parametrize("explore", [False, True], ids=["explore-off", "explore-on"])
+def test_fused_module_to_env_equals_the_pipeline_on_structured_actions(connector_zoo, name, explore):
+    both = run_side_by_side(connector_zoo / name, explore, seeds=range(20, 24))
+    assert both.calls > 5
+    assert both.found == []
+
+
 def test_a_difference_is_seen():
     import numpy as np
 
@@ -25,6 +34,14 @@ def test_a_difference_is_seen():
     assert differences({**real, "actions": np.array([0, 0])}, real)
     assert differences({**real, "action_logp": [np.array(0.0, np.float32), np.float32(0.0)]}, real)  # a 0-d array
     assert differences({"actions": real["actions"]}, real)
+    from collections import OrderedDict
+
+    push, strength = np.array([0, 1]), np.zeros((2, 1), np.float32)
+    structured = {"actions": OrderedDict([("push", push), ("strength", strength)])}
+    assert differences(structured, {"actions": OrderedDict([("push", push), ("strength", strength)])}) == []
+    assert differences(structured, {"actions": {"push": push, "strength": strength}})  # a dict of another type
+    assert differences(structured, {"actions": OrderedDict([("strength", strength), ("push", push)])})  # key order
+    assert differences({"actions": (push, strength)}, {"actions": [push, strength]})
 
 
 def test_to_numpy_is_rllibs_convert_to_numpy():

@@ -8,9 +8,11 @@ generic per-item work (tree walks, a deep copy of the actions, one unsquash call
 than the forward pass. `FusedModuleToEnv` returns what that pipeline returns, column by column and row
 by row, from the same RLlib calls on the batch: the action distribution (`from_logits`, `to_deterministic`,
 `sample`, `logp`), `convert_to_numpy`, `unbatch`, the time rank squeezed off each item as the piece does,
-`unsquash_action` / `clip_action` on the stacked actions (elementwise: the same numbers as per item).
-Anything it does not know (another piece, another order, a structured action space, a batch without the
-memorized single-agent row order) runs the real pipeline.
+`unsquash_action` / `clip_action` on the stacked actions (elementwise: the same numbers as per item), also
+on Dict/Tuple actions (one stacked array per leaf, unsquashed or clipped per Box leaf as per item).
+Anything it does not know (another piece, another order, an action space with other leaves than Box,
+Discrete, MultiDiscrete and MultiBinary, a batch without the memorized single-agent row order) runs the
+real pipeline.
 """
 
 from __future__ import annotations
@@ -31,9 +33,18 @@ def why_not_fusable_module_to_env(module_to_env, action_space) -> str | None:
     if names != STOCK_ORDER:
         extra = [n for n in names if n not in STOCK_ORDER]
         return f"module-to-env connector {extra[0]}" if extra else "module-to-env pieces in another order"
-    if type(action_space).__name__ not in ARRAY_ACTIONS:
-        return f"{type(action_space).__name__} actions"
-    return None
+    other = [name for name in _leaf_space_names(action_space) if name not in ARRAY_ACTIONS]
+    return f"{other[0]} actions" if other else None
+
+
+def _leaf_space_names(space) -> list[str]:
+    """The class names of the spaces at the leaves of a (nested) Dict/Tuple space, or of the space itself."""
+    name = type(space).__name__
+    if name == "Dict":
+        return [leaf for part in space.spaces.values() for leaf in _leaf_space_names(part)]
+    if name == "Tuple":
+        return [leaf for part in space.spaces for leaf in _leaf_space_names(part)]
+    return [name]
 
 
 class FusedModuleToEnv:
@@ -42,6 +53,7 @@ class FusedModuleToEnv:
     def __init__(self, module_to_env) -> None:
         import gymnasium as gym
         from ray.rllib.core.columns import Columns
+        from ray.rllib.utils.spaces.space_utils import batch as batch_fn
         from ray.rllib.utils.spaces.space_utils import clip_action, get_base_struct_from_space, unsquash_action
 
         self.pipeline = module_to_env
@@ -56,6 +68,7 @@ class FusedModuleToEnv:
         self._unchanged = isinstance(self.action_struct, (gym.spaces.Discrete, gym.spaces.MultiDiscrete,
                                                           gym.spaces.MultiBinary))
         self._actions, self._for_env, self._state_out = Columns.ACTIONS, Columns.ACTIONS_FOR_ENV, Columns.STATE_OUT
+        self._batch = batch_fn
 
     def __call__(self, *, rl_module, batch: dict[str, Any], episodes, explore: bool, shared_data: dict,
                  **kwargs) -> dict[str, Any]:
@@ -66,18 +79,35 @@ class FusedModuleToEnv:
         squeeze = bool(shared_data.get("_added_single_ts_time_rank")) and rl_module.is_stateful()
         out: dict[str, Any] = {}
         for column, data in batch.items():  # UnBatchToIndividualItems, RemoveSingleTsTimeRankFromBatch
-            if column == self._actions and type(data) is np.ndarray:
-                # ListifyDataForVectorEnv stacks these rows again with RLlib's `batch`: a new array of them
-                out[column] = np.squeeze(data, axis=1).copy() if squeeze else data.copy()
+            if column == self._actions:
+                out[column] = self._restacked(data, squeeze)
                 continue
             rows = list(data) if type(data) is np.ndarray else _unbatch(data)
             if squeeze and column != self._state_out:
                 rows = [_squeeze_first(row) for row in rows]
-            out[column] = np.stack(rows) if column == self._actions else rows
+            out[column] = rows
         if self._change is not None:  # NormalizeAndClipActions
-            actions = out[self._actions]
-            out[self._for_env] = actions.copy() if self._unchanged else self._change(actions.copy(), self.action_struct)
+            actions = _copied(out[self._actions])
+            out[self._for_env] = actions if self._unchanged else self._change(actions, self.action_struct)
         return out
+
+    def _restacked(self, actions, squeeze: bool):
+        """The actions as ListifyDataForVectorEnv stacks them again (RLlib's `batch` of the rows that
+        UnBatchToIndividualItems and RemoveSingleTsTimeRankFromBatch made): of one array, or of a Dict/Tuple
+        of arrays with one row each per env, the same numbers in new arrays (`batch` stacks each leaf's rows:
+        numpy scalars of a 1-d leaf into an array of their dtype), in the same containers (`unbatch` and
+        `batch` rebuild each row's and the result's from the actions' own, keys in their order)."""
+        import tree
+
+        if type(actions) is np.ndarray:
+            return np.squeeze(actions, axis=1).copy() if squeeze else actions.copy()
+        leaves = tree.flatten(actions)
+        if isinstance(actions, (dict, tuple)) and leaves \
+                and all(type(leaf) is np.ndarray and leaf.ndim >= 1 + squeeze for leaf in leaves) \
+                and len({len(leaf) for leaf in leaves}) == 1:
+            return tree.map_structure(lambda leaf: (np.squeeze(leaf, axis=1) if squeeze else leaf).copy(), actions)
+        rows = _unbatch(actions)  # anything else: what the pieces do, row by row
+        return self._batch([_squeeze_first(row) for row in rows] if squeeze else rows)
 
 
 def actions_as_numpy(batch: dict[str, Any], module, explore: bool) -> dict[str, Any]:
@@ -195,6 +225,15 @@ def _unbatch(data):
     from ray.rllib.utils.spaces.space_utils import unbatch
 
     return unbatch(data)
+
+
+def _copied(actions):
+    """A copy of each array of the actions (NormalizeAndClipActions changes a deep copy of them)."""
+    if type(actions) is np.ndarray:
+        return actions.copy()
+    import tree
+
+    return tree.map_structure(np.copy, actions)
 
 
 def _squeeze_first(item):
