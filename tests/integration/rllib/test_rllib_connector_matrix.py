@@ -14,6 +14,7 @@ MATRIX = {
     "lstm": "stock pipelines fused",  # the stock state pieces of a recurrent module
     "prev_ap_lstm": "non-stock connector PrevActionsPrevRewards",  # + FlattenObservations
     "framestack": "non-stock connector FrameStacking",  # FrameStackingEnvToModule, a CNN
+    "framestack_lstm": "non-stock connector FrameStacking",  # the same, a CNN + LSTM: its batch gets a time rank
     "user_connector": "non-stock connector ScaleObservations",  # MultiDiscrete actions
     "tuple_obs_dict_act": "non-stock connector FlattenObservations",  # Tuple with MultiDiscrete; Dict actions
     "multibinary_obs_tuple_act": "non-stock connector FlattenObservations",  # Tuple actions
