@@ -79,15 +79,19 @@ def bare_loop(kind, num_envs: int, episodes: int):
         out = module._forward_inference({Columns.OBS: tensor.unsqueeze(1), Columns.STATE_IN: state})
         return out[Columns.ACTION_DIST_INPUTS][:, 0], out[Columns.STATE_OUT]
 
+    act, stack = _greedy_actions(module), _frame_stacker(kind, num_envs)
+
     def run() -> int:
         obs, _ = env.reset()
         done_episodes = steps = 0
         lengths = np.zeros(num_envs, dtype=int)
         state = {k: v.clone() for k, v in initial.items()}
+        obs = stack(obs, lengths == 0)
         while done_episodes < episodes:
             with torch.no_grad():
                 logits, state = forward(obs, state)
-            obs, _, terminated, truncated, _ = env.step(logits.argmax(-1).numpy())
+            obs, _, terminated, truncated, _ = env.step(act(logits))
+            obs = stack(obs, lengths < 0)
             for key in state:  # rows whose step was an autoreset start an episode
                 state[key][lengths < 0] = initial[key][lengths < 0]
             lengths += 1
@@ -98,6 +102,45 @@ def bare_loop(kind, num_envs: int, episodes: int):
         return steps
 
     return run
+
+
+def _greedy_actions(module):
+    """Logits -> the env's actions: argmax for a categorical, else the deterministic sample of the module's
+    distribution (a Dict/Tuple of them for structured actions), as numpy."""
+    import tree
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
+
+    dist_class = module.get_inference_action_dist_cls()
+    if dist_class is TorchCategorical:
+        return lambda logits: logits.argmax(-1).numpy()
+    return lambda logits: tree.map_structure(lambda t: t.numpy(),
+                                             dist_class.from_logits(logits).to_deterministic().sample())
+
+
+def _frame_stacker(kind, num_envs: int):
+    """(obs, fresh rows) -> what the module sees: the observations as they are, or, for a checkpoint with
+    FrameStackingEnvToModule, its last n frames along the channel axis (zeros before an episode's first)."""
+    import numpy as np
+    from ray.rllib.connectors.env_to_module import EnvToModulePipeline
+
+    from tui_eval.integrations.rllib.paths.layout import connector_dir
+
+    pipeline = EnvToModulePipeline.from_checkpoint(str(connector_dir(kind.checkpoint, "env_to_module")))
+    n = next((p.num_frames for p in pipeline.connectors if type(p).__name__ == "FrameStacking"), 0)
+    if not n:
+        return lambda obs, fresh: obs
+    frames: list = []
+
+    def stack(obs, fresh):
+        if not frames:
+            frames.append(np.zeros((num_envs, *obs.shape[1:-1], n), obs.dtype))
+        stacked = frames[0]
+        stacked[..., :-1] = stacked[..., 1:].copy()
+        stacked[fresh] = 0
+        stacked[..., -1] = obs[..., 0]
+        return stacked
+
+    return stack
 
 
 def _bench_env_creator(env_context):

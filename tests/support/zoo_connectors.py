@@ -75,6 +75,7 @@ ZOO: dict[str, tuple] = {
     "user_module_to_env": (zoo_envs.StructuredCartPole, structured("box", "discrete"), (), MLP),
     "user_connector": (zoo_envs.StructuredCartPole, structured("box", "multidiscrete"), (user_scale,), MLP),
     "tuple_obs_dict_act": (zoo_envs.StructuredCartPole, structured("tuple", "dict"), (flatten,), MLP),
+    "dict_act": (zoo_envs.StructuredCartPole, structured("box", "dict"), (), MLP),  # stock pipelines, Dict actions
     "multibinary_obs_tuple_act": (zoo_envs.StructuredCartPole, structured("multibinary", "tuple"), (flatten,), MLP),
     "dict_obs_lstm": (zoo_envs.StructuredCartPole, structured("dict", "discrete"), (flatten,), LSTM),
 }

@@ -18,7 +18,7 @@ def test_fused_module_to_env_equals_the_pipeline_on_every_step(checkpoint, explo
     assert both.found == []
 
 
-@pytest.mark.parametrize("name", ["tuple_obs_dict_act", "multibinary_obs_tuple_act"], ids=["dict", "tuple"])
+@pytest.mark.parametrize("name", ["dict_act", "multibinary_obs_tuple_act"], ids=["dict", "tuple"])
 @pytest.mark.parametrize("explore", [False, True], ids=["explore-off", "explore-on"])
 def test_fused_module_to_env_equals_the_pipeline_on_structured_actions(connector_zoo, name, explore):
     both = run_side_by_side(connector_zoo / name, explore, seeds=range(20, 24))
