@@ -152,13 +152,35 @@ def _get_actions(batch: dict[str, Any], module, explore: bool) -> None:
 
 
 def _deterministic(dist_class, inputs):
-    """`dist_class.from_logits(inputs).to_deterministic()` for RLlib's own categorical and diagonal Gaussian,
-    without building the torch distribution first (its logits normalisation is not used by it); None for
-    any other class."""
+    """`dist_class.from_logits(inputs).to_deterministic()` for RLlib's own categorical and diagonal Gaussian, and
+    Dict/Tuple structs of them, without building the torch distributions first (their logits normalisation is
+    not used by it); None for any other class."""
     from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic
 
     loc = _greedy_loc(dist_class, inputs)
-    return None if loc is None else TorchDeterministic(loc=loc)
+    return TorchDeterministic(loc=loc) if loc is not None else _greedy_multi(dist_class, inputs)
+
+
+def _greedy_multi(dist_class, inputs):
+    """`dist_class.from_logits(inputs).to_deterministic()` for the TorchMultiDistribution of a Dict/Tuple action
+    space (RLlib's partial class of it) whose children are RLlib's own categorical and diagonal Gaussian: the
+    inputs split as its `from_logits` splits them (`tree.flatten` of `input_lens` and of the children's
+    classes), a TorchDeterministic per child at `_greedy_loc`, in the children's struct; its `sample()` and
+    `logp()` are then RLlib's own. None for any other class."""
+    import torch
+    import tree
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic, TorchMultiDistribution
+
+    if dist_class.__bases__ != (TorchMultiDistribution,) or not hasattr(dist_class, "_merge_kwargs"):
+        return None
+    kwargs = dist_class._merge_kwargs()
+    classes = tree.flatten(kwargs["child_distribution_cls_struct"])
+    locs = [_greedy_loc(cls, part) for cls, part in
+            zip(classes, torch.split(inputs, tree.flatten(kwargs["input_lens"]), dim=-1))]
+    if any(loc is None for loc in locs):
+        return None
+    return TorchMultiDistribution(tree.unflatten_as(kwargs["child_distribution_cls_struct"],
+                                                    [TorchDeterministic(loc=loc) for loc in locs]))
 
 
 def _greedy_loc(dist_class, inputs):
