@@ -8,7 +8,9 @@ what they cost, not on when the other processes took the cores. Not for evaluate
 processes are left out of it.
 
 Contenders, all on the same envs count, explore off (discrete actions: greedy = argmax):
-  bare        the same vector env + one RLModule forward per step + argmax, no bookkeeping at all
+  bare        the same vector env + one RLModule forward per step + argmax, no bookkeeping at all (the
+              deterministic sample of a Dict/Tuple action distribution; for a FrameStackingEnvToModule
+              checkpoint, the last n frames kept in one array)
   connectors  tui-eval's `connectors` path (stock pipelines fused into batched calls)
   generic     the same with --generic-connectors: RLlib's episodes and both pipelines called on every step, as
               for a checkpoint with pieces of its own (PrevActionsPrevRewards, MeanStdFilter, ...), RLlib's
@@ -26,6 +28,8 @@ Contenders, all on the same envs count, explore off (discrete actions: greedy = 
               stops at the first N episodes to finish, whichever they are (short ones finish first)
 A recurrent checkpoint (e.g. `python -m tests.support.zoo_connectors DIR lstm`, then `--checkpoint DIR/lstm` from
 the repository root): the bare loop carries the state rows itself, `generic` runs RLlib's state pieces.
+Also `framestack`, `framestack_lstm` (FrameStackingEnvToModule writes the batch before the stock tail) and
+`dict_act` (Dict actions, stock pipelines: step by step) from the same zoo.
 Steps are counted for finished episodes only, for every contender. Targets: evaluate >= 0.9x plain,
 connectors >= 0.9x bare, generic >= 0.6x bare.
 """

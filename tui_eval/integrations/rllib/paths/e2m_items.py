@@ -29,8 +29,10 @@ def _buffer_class() -> Any:
 
 
 def add_time_rank(item):
+    """AddTimeDimToBatchAndZeroPad's `tree.map_structure(np.expand_dims(s, axis=1 if a BatchedNdArray else 0))`
+    on one item; of a plain array, `item[np.newaxis]`: the same view, shape (1, ...), without its checks."""
     if type(item) is np.ndarray:
-        return np.expand_dims(item, axis=0)
+        return item[np.newaxis]
     import tree
     from ray.rllib.utils.spaces.space_utils import BatchedNdArray
 
