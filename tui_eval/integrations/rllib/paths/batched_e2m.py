@@ -6,7 +6,7 @@ the episodes or the batch item by item (a dict per column keyed by episode, tree
 call); together they cost as much as the module's forward. `BatchedEnvToModule` runs the pieces before that
 tail (a user's own, PrevActionsPrevRewards, FlattenObservations, MeanStdFilter, ...) as the pipeline does,
 then builds the tail's output from the same episode reads and the same RLlib calls the pieces make:
-`get_observations(-1)` of every episode, `np.expand_dims` for the time rank, the state from
+`get_observations(-1)` of every episode, the time rank (`np.expand_dims`, as a new-axis view), the state from
 `get_initial_state()` or the last `STATE_OUT`, `batch(..., individual_items_already_have_batch_dim="auto")`,
 `memorized_map_structure`, and NumpyToTensor's per-leaf conversion. It does so only where the tail starts
 from an empty batch on single-agent episodes (what most of RLlib's own head pieces leave), or, through

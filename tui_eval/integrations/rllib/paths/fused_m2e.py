@@ -171,7 +171,7 @@ def _greedy_multi(dist_class, inputs):
     import tree
     from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic, TorchMultiDistribution
 
-    if dist_class.__bases__ != (TorchMultiDistribution,) or not hasattr(dist_class, "_merge_kwargs"):
+    if getattr(dist_class, "__bases__", ()) != (TorchMultiDistribution,) or not hasattr(dist_class, "_merge_kwargs"):
         return None
     kwargs = dist_class._merge_kwargs()
     classes = tree.flatten(kwargs["child_distribution_cls_struct"])
