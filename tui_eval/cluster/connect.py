@@ -4,12 +4,10 @@ actor asks of it. Bad input here is one line saying what to do (BadInput), never
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass
 
+from tui_eval.cluster.join_check import check_joinable
 from tui_eval.spec import BadInput, RunSpec
-
-REACH_TIMEOUT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -33,7 +31,7 @@ def connect(spec: RunSpec, actors: int) -> None:
     if ray.is_initialized():
         return
     address = spec.ray_address
-    _check_reachable(address)
+    check_joinable(address)  # in seconds what ray.init would take minutes to fail on
     try:
         ray.init(address=address, log_to_driver=False, configure_logging=False, include_dashboard=False)
     except Exception as exc:  # ray raises ConnectionError, RuntimeError, ValueError for a wrong address
@@ -41,20 +39,6 @@ def connect(spec: RunSpec, actors: int) -> None:
 
         raise BadInput(f"cannot join the Ray cluster at {address} ({first_line(exc, 140)}); start it with "
                        "`ray start --head` there, or pass the address `ray start` printed") from None
-
-
-def _check_reachable(address: str) -> None:
-    """A wrong HOST:PORT makes ray.init retry for a long time: try the port first, for a prompt answer."""
-    if address == "auto":
-        return
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
-        raise BadInput(f"--ray-address expects auto, HOST:PORT or ray://HOST:PORT, got {address!r}")
-    try:
-        socket.create_connection((host, int(port)), timeout=REACH_TIMEOUT_S).close()
-    except OSError as exc:
-        raise BadInput(f"cannot reach Ray at {address} ({exc.strerror or exc}); is `ray start --head` running "
-                       "there, and the port open or forwarded (ssh -L)?") from None
 
 
 def actor_resources(spec: RunSpec, actors: int) -> ActorResources:
