@@ -23,7 +23,9 @@ class RllibMultiAgentConnectorsPath(InferencePath):
 
     def __init__(self, *, checkpoint: Path, module_ids: list[str], view: str | None, mapping_fn, recipe: EnvRecipe,
                  num_envs: int, device: str, explore: bool, success_key: str | None, step_timeout: float | None,
-                 freeze_filters: bool = False):
+                 freeze_filters: bool = False, rllib_pieces: bool = False):
+        """`rllib_pieces`: every connector piece RLlib's own, none batched (the reference, for benchmarks
+        and tests)."""
         import torch
         from ray.rllib.connectors.env_to_module import EnvToModulePipeline
         from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
