@@ -76,10 +76,12 @@ class BatchedEnvToModule:
         shared_data = shared_data if shared_data is not None else {}
         batch = run_pieces(self.head, rl_module=rl_module, batch=batch if batch is not None else {},
                            episodes=episodes, explore=explore, shared_data=shared_data, **kwargs)
-        if batch or not self.batchable(rl_module, episodes):
+        out = None if batch or not self.batchable(rl_module, episodes) \
+            else self.batched_tail(rl_module, episodes, shared_data)
+        if out is None:  # not a case `batched_tail` handles
             return self.real_tail(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
                                   shared_data=shared_data, **kwargs)
-        return self.batched_tail(rl_module, episodes, shared_data)
+        return out
 
     def batchable(self, rl_module, episodes: list) -> bool:
         """Single-agent episodes with distinct ids (each its own batch row, in order) and a single module."""
@@ -90,8 +92,9 @@ class BatchedEnvToModule:
         """The tail's own pieces, as the pipeline calls them."""
         return run_pieces(self.tail, **kwargs)
 
-    def batched_tail(self, rl_module, episodes: list, shared_data: dict) -> dict[str, Any]:
-        """The tail's output for an empty batch of single-agent episodes (see `batchable`)."""
+    def batched_tail(self, rl_module, episodes: list, shared_data: dict) -> dict[str, Any] | None:
+        """The tail's output for an empty batch of single-agent episodes (see `batchable`); a subclass may
+        return None (nothing done, shared_data untouched) for a case it leaves to the real tail."""
         observations, rows = [], []
         for episode in episodes:  # AddObservationsFromEpisodesToBatch
             assert not episode.is_numpy

@@ -1,0 +1,71 @@
+"""The multi-agent `connectors` path's batched pieces return what RLlib's stock multi-agent pieces return, on
+every step of real episodes: the env-to-module tail (per module the rows of its agents, their values, dtypes,
+column and module order, `memorized_map_structure`) and the module-to-env pipeline (per sub-env each agent's
+actions, actions for the env, logp and state outs, in RLlib's agent order). On the zoo's two-policy
+MultiAgentCartPole, its LSTM variant (explore off and on) and its MeanStdFilter variant; a planted difference
+on either side is caught."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.multi_agent_checks import order_differences, run_side_by_side
+
+
+@pytest.mark.parametrize(("name", "explore"), [("multi_agent", False), ("multi_agent_lstm", False),
+                                               ("multi_agent_lstm", True), ("multi_agent_filter", False)])
+def test_the_batched_multi_agent_pieces_equal_rllibs_on_every_step(zoo, name, explore):
+    both = run_side_by_side(zoo / name, explore)
+    assert both.e2m.compared == both.e2m.calls > 10
+    assert both.e2m.found == []
+    assert both.m2e.calls > 10
+    assert both.m2e.found == []
+    # every module acted (agents 0 and 2 map to p0, agent 1 to p1)
+    assert all(steps > 0 for r in both.records for _, _, steps in r.modules)
+
+
+class _Planted:
+    """A batched piece with one change to its output (a planted difference); everything else its own."""
+
+    def __init__(self, inner, change) -> None:
+        self.inner, self.change = inner, change
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def batched_tail(self, *args):
+        return self.change(self.inner.batched_tail(*args))
+
+    def __call__(self, **kwargs):
+        return self.change(self.inner(**kwargs))
+
+
+def _rows_flipped(batch):
+    """The observation rows of the first module with two or more of them, in reverse order."""
+    for module_batch in (batch or {}).values():
+        if len(module_batch["obs"]) > 1:
+            module_batch["obs"] = module_batch["obs"].flip(0)
+            break
+    return batch
+
+
+def _agents_reversed(out):
+    """Each sub-env's actions with its agents in reverse order (the same values)."""
+    out["actions"] = [dict(reversed(list(per_env.items()))) for per_env in out["actions"]]
+    return out
+
+
+def test_a_planted_difference_is_caught_on_either_side(zoo):
+    both = run_side_by_side(zoo / "multi_agent", explore=False, seeds=[20],
+                            plant_e2m=lambda batched: _Planted(batched, _rows_flipped),
+                            plant_m2e=lambda fused: _Planted(fused, _agents_reversed))
+    assert any(found.startswith("p0:") for found in both.e2m.found), both.e2m.found[:3]
+    assert any("key order" in found for found in both.m2e.found), both.m2e.found[:3]
+
+
+def test_key_order_differences_are_seen_at_any_depth():
+    theirs = {"p0": {"obs": [1], "state_in": [2]}, "actions": [{0: 1, 2: 0}, {}]}
+    assert order_differences(theirs, theirs) == []
+    assert order_differences({"actions": theirs["actions"], "p0": theirs["p0"]}, theirs)
+    assert order_differences({**theirs, "p0": {"state_in": [2], "obs": [1]}}, theirs)
+    assert order_differences({**theirs, "actions": [{2: 0, 0: 1}, {}]}, theirs)
