@@ -38,7 +38,7 @@ from tui_eval.local_ray import prepare_environment  # noqa: E402
 
 prepare_environment()
 
-from bench_rllib import SEED0, _count_steps, _FINISHED_STEPS, path_runner  # noqa: E402
+from bench_rllib import _FINISHED_STEPS, SEED0, _count_steps, path_runner  # noqa: E402
 from common import ListFeed, interleaved  # noqa: E402
 
 ALL = "__all__"

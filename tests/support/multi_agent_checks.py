@@ -72,12 +72,13 @@ class SideBySide:
     e2m: BothMultiAgentTails
     m2e: BothMultiAgentModuleToEnv
     records: list
+    description: str
 
 
 def run_side_by_side(checkpoint: Path, explore: bool, seeds=range(20, 23), num_envs: int = 3,
-                     plant_e2m=None, plant_m2e=None) -> SideBySide:
+                     plant_e2m=None, plant_m2e=None, **spec: Any) -> SideBySide:
     """The path on `seeds` with both checks in its loop. `plant_e2m(batched)` / `plant_m2e(fused)`: a changed
-    batched piece to check against instead (a planted difference)."""
+    batched piece to check against instead (a planted difference); `spec`: more RunSpec fields (`env_id`)."""
     from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.integrations.rllib.paths.batched_multi_agent import (
         BatchedMultiAgentEnvToModule,
@@ -85,13 +86,14 @@ def run_side_by_side(checkpoint: Path, explore: bool, seeds=range(20, 23), num_e
     )
     from tui_eval.spec import RunSpec
 
-    kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs))
+    kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs, **spec))
     path: Any = kind.build_path("connectors", explore=explore)
     assert isinstance(path.env_to_module_call, BatchedMultiAgentEnvToModule), path.description
     assert isinstance(path.module_to_env_call, FusedMultiAgentModuleToEnv), path.description
     batched, fused = path.env_to_module_call, path.module_to_env_call
     both = SideBySide(BothMultiAgentTails(plant_e2m(batched) if plant_e2m else batched),
-                      BothMultiAgentModuleToEnv(plant_m2e(fused) if plant_m2e else fused, path.module_to_env), [])
+                      BothMultiAgentModuleToEnv(plant_m2e(fused) if plant_m2e else fused, path.module_to_env), [],
+                      path.description)
     path.loop.env_to_module, path.loop.module_to_env = both.e2m, both.m2e
     try:
         path.run(SeedList(seeds), both.records.append)

@@ -2,8 +2,8 @@
 every step of real episodes: the env-to-module tail (per module the rows of its agents, their values, dtypes,
 column and module order, `memorized_map_structure`) and the module-to-env pipeline (per sub-env each agent's
 actions, actions for the env, logp and state outs, in RLlib's agent order). On the zoo's two-policy
-MultiAgentCartPole, its LSTM variant (explore off and on) and its MeanStdFilter variant; a planted difference
-on either side is caught."""
+MultiAgentCartPole, its LSTM variant (explore off and on), its MeanStdFilter variant and an env whose agent
+joins mid-episode; a planted difference on either side is caught."""
 
 from __future__ import annotations
 
@@ -15,13 +15,24 @@ from tests.support.multi_agent_checks import order_differences, run_side_by_side
 @pytest.mark.parametrize(("name", "explore"), [("multi_agent", False), ("multi_agent_lstm", False),
                                                ("multi_agent_lstm", True), ("multi_agent_filter", False)])
 def test_the_batched_multi_agent_pieces_equal_rllibs_on_every_step(zoo, name, explore):
-    both = run_side_by_side(zoo / name, explore)
+    both = run_side_by_side(zoo / name, explore, seeds=range(20, 22) if explore else range(20, 23))
     assert both.e2m.compared == both.e2m.calls > 10
     assert both.e2m.found == []
     assert both.m2e.calls > 10
     assert both.m2e.found == []
     # every module acted (agents 0 and 2 map to p0, agent 1 to p1)
     assert all(steps > 0 for r in both.records for _, _, steps in r.modules)
+
+
+def test_an_agent_that_joins_mid_episode_gets_rllibs_rows_from_its_first_observation_on(zoo):
+    from tests.support import multi_agent_fault_envs as envs
+
+    both = run_side_by_side(zoo / "multi_agent", explore=False, env_id=envs.LATE_JOINING,
+                            env_config={"num_agents": 3})
+    assert envs.LATE_JOINING in both.description
+    assert both.e2m.compared == both.e2m.calls > envs.JOIN_AT and both.e2m.found == both.m2e.found == []
+    for r in both.records:  # agent 1 (p1) acts from its first observation on
+        assert 0 < dict((m, n) for m, _, n in r.modules)["p1"] <= r.length - envs.JOIN_AT
 
 
 class _Planted:
