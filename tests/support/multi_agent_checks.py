@@ -67,6 +67,16 @@ class BothMultiAgentModuleToEnv(BothModuleToEnv):
         return theirs
 
 
+def rllib_pieces_path(kind, num_envs: int):
+    """The multi-agent `connectors` path with every piece RLlib's own (none batched)."""
+    from tui_eval.integrations.rllib.paths.multi_agent_connectors import RllibMultiAgentConnectorsPath
+
+    return RllibMultiAgentConnectorsPath(
+        checkpoint=kind.checkpoint, module_ids=kind.module_ids, view=None, mapping_fn=kind.config.policy_mapping_fn,
+        recipe=kind.env, num_envs=num_envs, device="cpu", explore=False, success_key=None, step_timeout=None,
+        rllib_pieces=True)
+
+
 @dataclass
 class SideBySide:
     e2m: BothMultiAgentTails
@@ -103,5 +113,5 @@ def run_side_by_side(checkpoint: Path, explore: bool, seeds=range(20, 23), num_e
     return both
 
 
-__all__ = ["BothMultiAgentModuleToEnv", "BothMultiAgentTails", "order_differences", "run_side_by_side",
-           "tensor_differences"]
+__all__ = ["BothMultiAgentModuleToEnv", "BothMultiAgentTails", "order_differences", "rllib_pieces_path",
+           "run_side_by_side", "tensor_differences"]

@@ -80,3 +80,43 @@ def test_key_order_differences_are_seen_at_any_depth():
     assert order_differences({"actions": theirs["actions"], "p0": theirs["p0"]}, theirs)
     assert order_differences({**theirs, "p0": {"state_in": [2], "obs": [1]}}, theirs)
     assert order_differences({**theirs, "actions": [{2: 0, 0: 1}, {}]}, theirs)
+
+
+def test_pipelines_with_other_pieces_run_rllibs_own_pieces(zoo):
+    """A piece of another class (a user's subclass of a stock one) or a piece after the stock tail: the
+    real pieces run, and the path's description says what is batched."""
+    from ray.rllib.connectors.env_to_module import EnvToModulePipeline
+    from ray.rllib.connectors.module_to_env import GetActions, ModuleToEnvPipeline
+
+    from tui_eval.integrations.rllib.paths import batched_multi_agent as batched
+    from tui_eval.integrations.rllib.paths.layout import connector_dir
+
+    checkpoint = zoo / "multi_agent"
+    e2m = EnvToModulePipeline.from_checkpoint(str(connector_dir(checkpoint, "env_to_module")))
+    m2e = ModuleToEnvPipeline.from_checkpoint(str(connector_dir(checkpoint, "module_to_env")))
+    assert batched.multi_agent_tail_start(e2m) == 0 and batched.why_not_fusable_multi_agent_module_to_env(m2e) is None
+
+    own = type("GetActions", (GetActions,), {"__doc__": "A user's GetActions, under the stock one's name."})
+    m2e.connectors[0] = own()
+    assert batched.why_not_fusable_multi_agent_module_to_env(m2e) == \
+        "module-to-env pieces of other classes than RLlib's"
+    e2m.connectors.append(e2m.connectors[0])  # a piece after NumpyToTensor
+    assert batched.multi_agent_tail_start(e2m) is None
+
+
+def test_the_description_says_what_is_batched(zoo):
+    from tests.support.multi_agent_checks import rllib_pieces_path
+    from tui_eval.integrations.rllib.kind import RllibKind
+    from tui_eval.spec import RunSpec
+
+    checkpoint = zoo / "multi_agent"
+    kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=2))
+    batched, own = kind.build_path("connectors", explore=False), rllib_pieces_path(kind, 2)
+    try:
+        assert "(the stock env-to-module tail and the stock module-to-env pipeline batched per module)" \
+            in batched.description
+        assert "batched" not in own.description
+        assert own.loop.env_to_module is own.env_to_module and own.loop.module_to_env is own.module_to_env
+    finally:
+        batched.close()
+        own.close()

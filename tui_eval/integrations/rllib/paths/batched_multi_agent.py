@@ -140,7 +140,7 @@ class FusedMultiAgentModuleToEnv:
         self.pipeline = module_to_env
         normalize = module_to_env.connectors[MULTI_AGENT_STOCK_M2E.index("NormalizeAndClipActions")]
         self.normalize_actions, self.clip_actions = bool(normalize.normalize_actions), bool(normalize.clip_actions)
-        self.action_structs = normalize._action_space_struct  # per agent id, as that connector computed it
+        self._normalize = normalize  # its per-agent action space struct is read on each call, as it reads it
         self._change = unsquash_action if self.normalize_actions else clip_action
         # unsquash_action / clip_action hand an action of one of these spaces back as it is
         self._unchanged = (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
@@ -148,7 +148,8 @@ class FusedMultiAgentModuleToEnv:
 
     def __call__(self, *, rl_module, batch: dict[str, Any], episodes, explore: bool, shared_data: dict,
                  **kwargs) -> dict[str, Any]:
-        index = self._episode_index(rl_module, batch, episodes, shared_data)
+        structs = self._normalize._action_space_struct
+        index = self._episode_index(rl_module, batch, episodes, shared_data, structs)
         if index is None:
             return self.pipeline(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
                                  shared_data=shared_data, **kwargs)
@@ -167,25 +168,24 @@ class FusedMultiAgentModuleToEnv:
                 for (episode_id, agent_id), row in zip(rows_of, rows):  # ListifyDataForVectorEnv
                     per_env[index.get(episode_id, 0)][agent_id] = row
         if self.normalize_actions or self.clip_actions:  # NormalizeAndClipActions
-            out[self._for_env] = [{agent_id: self._for_env_action(agent_id, action) for agent_id, action in
-                                   per_env.items()} for per_env in out[self._actions]]
+            out[self._for_env] = [{agent_id: self._for_env_action(structs[agent_id], action)
+                                   for agent_id, action in per_env.items()} for per_env in out[self._actions]]
         return out
 
-    def _for_env_action(self, agent_id, action):
-        """NormalizeAndClipActions on a deep copy of one agent's action."""
-        struct = self.action_structs[agent_id]
+    def _for_env_action(self, struct, action):
+        """NormalizeAndClipActions on a deep copy of one agent's action (`struct`: its action space's)."""
         if isinstance(struct, self._unchanged):
             return action.copy() if type(action) is np.ndarray else action if isinstance(action, np.generic) \
                 else copy.deepcopy(action)
         return self._change(copy.deepcopy(action), struct)
 
-    def _episode_index(self, rl_module, batch, episodes, shared_data) -> dict | None:
+    def _episode_index(self, rl_module, batch, episodes, shared_data, structs) -> dict | None:
         """Each episode id's position as ListifyDataForVectorEnv finds it (the first with that id), where the
         real pieces would do what `__call__` does; else None."""
         import torch
 
         memorized = shared_data.get("memorized_map_structure")
-        if not isinstance(memorized, dict) or not isinstance(self.action_structs, dict) or not episodes:
+        if not isinstance(memorized, dict) or not isinstance(structs, dict) or not episodes:
             return None
         by_id: dict[Any, Any] = {}
         index: dict[Any, int] = {}
@@ -197,7 +197,7 @@ class FusedMultiAgentModuleToEnv:
             rows_of = memorized.get(module_id)
             if rows_of is None or module_id not in rl_module or len(set(rows_of)) != len(rows_of) \
                     or not _rows_match(module_batch, len(rows_of), torch.Tensor) \
-                    or any(agent_id not in self.action_structs for _, agent_id in rows_of):
+                    or any(agent_id not in structs for _, agent_id in rows_of):
                 return None
             for episode_id, agent_id in rows_of:  # UnBatchToIndividualItems' check: live agents only
                 episode = by_id.get(renamed.get(episode_id, episode_id))
