@@ -9,7 +9,8 @@ not for evaluate / plain, whose Ray processes are left out of it.
 
 Contenders, all on the same envs count, explore off (discrete actions: greedy = argmax):
   bare        the same vector env (guarded sub-envs, RLlib's make_vec), one forward per module per step over the
-              rows of the agents mapped to it, argmax, no episodes, no pipelines (not for a recurrent module)
+              rows of the agents mapped to it, argmax, no episodes, no pipelines (a recurrent module: each
+              agent's state carried by the loop itself, from the initial state at an episode's start)
   connectors  tui-eval's multi-agent `connectors` path as it runs (RLlib's stock pieces batched where provably
               the same)
   rllib-pieces  the same step by step with every piece RLlib's own, none batched (the reference)
@@ -63,6 +64,19 @@ def bare_loop(kind, num_envs: int, episodes: int):
                                                             feed=feed), num_envs)
     mapping = checkpoint_mapping(kind.config.policy_mapping_fn, env.envs[0].unwrapped.possible_agents)
 
+    initial = {mid: sub.get_initial_state() for mid, sub in module._rl_modules.items() if sub.is_stateful()}
+    states: dict[tuple, dict] = {}  # (sub-env, agent) -> its recurrent state (an episode's start: none yet)
+
+    def forward(mid: str, keys: list, batch):
+        """A recurrent module gets a time axis of one and its agents' state rows."""
+        if mid not in initial:
+            return module[mid]._forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
+        state_in = {k: torch.stack([states.get(key, initial[mid])[k] for key in keys]) for k in initial[mid]}
+        out = module[mid]._forward_inference({Columns.OBS: batch.unsqueeze(1), Columns.STATE_IN: state_in})
+        for j, key in enumerate(keys):
+            states[key] = {k: v[j] for k, v in out[Columns.STATE_OUT].items()}
+        return out[Columns.ACTION_DIST_INPUTS][:, 0]
+
     def act(obs: list[dict], acting: list[set]) -> list[dict]:
         rows: dict[str, list] = {}
         for i, agents in enumerate(acting):
@@ -71,8 +85,7 @@ def bare_loop(kind, num_envs: int, episodes: int):
         actions: list[dict] = [{} for _ in obs]
         with torch.no_grad():
             for mid, keys in rows.items():
-                batch = torch.from_numpy(np.stack([obs[i][agent] for i, agent in keys]))
-                logits = module[mid]._forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
+                logits = forward(mid, keys, torch.from_numpy(np.stack([obs[i][agent] for i, agent in keys])))
                 for (i, agent), action in zip(keys, logits.argmax(-1).numpy()):
                     actions[i][agent] = action
         return actions
@@ -87,6 +100,8 @@ def bare_loop(kind, num_envs: int, episodes: int):
             for i in range(num_envs):
                 if lengths[i] < 0:  # this step was the autoreset
                     lengths[i], acting[i] = 0, set(obs[i])
+                    for key in [key for key in states if key[0] == i]:
+                        del states[key]
                     continue
                 lengths[i] += 1
                 acting[i] = {a for a in obs[i] if not (terminateds[i].get(a) or truncateds[i].get(a))}
@@ -171,7 +186,6 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int, only: s
 
     share_cpu_threads(paths=2)  # as in a run of two paths; the same for every contender
     kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs))
-    stateful = _stateful(kind)
     makers = {  # built only when measured
         "bare": lambda: bare_loop(kind, num_envs, episodes),
         "connectors": lambda: path_runner(kind.build_path("connectors", explore=False), episodes),
@@ -180,19 +194,9 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int, only: s
         "evaluate": lambda: path_runner(kind.build_path("evaluate", explore=False), episodes),
         "plain": lambda: plain_evaluate(kind, num_envs, episodes),
     }
-    if stateful:
-        makers.pop("bare")
     contenders = {name: make() for name, make in makers.items() if not only or name in only}
     path_runner(kind.build_path("connectors", explore=False), num_envs)()  # warm-up
     return interleaved(contenders, rounds=rounds, clock=time.process_time if cpu_time else time.perf_counter)
-
-
-def _stateful(kind) -> bool:
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
-    from tui_eval.integrations.rllib.paths.layout import MODULES_DIR
-
-    return RLModule.from_checkpoint(str(kind.checkpoint / MODULES_DIR)).is_stateful()
 
 
 def report(title: str, rates: dict[str, float]) -> None:
