@@ -98,10 +98,10 @@ class BatchedEnvToModule:
         observations, rows = [], []
         for episode in episodes:  # AddObservationsFromEpisodesToBatch
             assert not episode.is_numpy
-            observations.append(_last_observation(episode))
+            observations.append(last_observation(episode))
         stateful = rl_module.is_stateful()
         if stateful:  # AddTimeDimToBatchAndZeroPad
-            observations = [_add_time_rank(item) for item in observations]
+            observations = [add_time_rank(item) for item in observations]
             shared_data["_added_single_ts_time_rank"] = True
         for episode, item in zip(episodes, observations):  # BatchIndividualItems' memorized_map_structure
             if type(item) is np.ndarray:  # one row; a BatchedNdArray (a subclass) holds len(item)
@@ -111,7 +111,7 @@ class BatchedEnvToModule:
         batch: dict[str, Any] = {self._obs: self._batch(observations, individual_items_already_have_batch_dim="auto")}
         shared_data["memorized_map_structure"] = rows
         if stateful:  # AddStatesFromEpisodesToBatch, then BatchIndividualItems
-            batch[self._state_in] = self._batch_structs([_state_in(rl_module, episode) for episode in episodes])
+            batch[self._state_in] = self._batch_structs([state_in_of(rl_module, episode) for episode in episodes])
         return self._to_tensors(batch)  # NumpyToTensor
 
     def _batch_structs(self, items: list) -> Any:
@@ -159,7 +159,7 @@ def run_pieces(pieces: list, *, rl_module, batch: dict[str, Any], episodes, expl
     return batch
 
 
-def _last_observation(episode):
+def last_observation(episode):
     """`episode.get_observations(-1)`: of an episode still in lists, InfiniteLookbackBuffer's
     `_get_int_index(-1)` is `data[-1]`."""
     buffer = episode.observations
@@ -202,7 +202,7 @@ def _tensor(array: np.ndarray):
     return tensor
 
 
-def _add_time_rank(item):
+def add_time_rank(item):
     if type(item) is np.ndarray:
         return np.expand_dims(item, axis=0)
     import tree
@@ -211,7 +211,7 @@ def _add_time_rank(item):
     return tree.map_structure(lambda s: np.expand_dims(s, axis=(1 if isinstance(s, BatchedNdArray) else 0)), item)
 
 
-def _state_in(rl_module, episode):
+def state_in_of(rl_module, episode):
     """AddStatesFromEpisodesToBatch's state for one episode (EnvRunner side)."""
     from ray.rllib.core.columns import Columns
     from ray.rllib.utils.numpy import convert_to_numpy

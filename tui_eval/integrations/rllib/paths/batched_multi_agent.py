@@ -31,11 +31,11 @@ import numpy as np
 
 from tui_eval.integrations.rllib.paths.batched_e2m import (
     BatchedEnvToModule,
-    _add_time_rank,
-    _last_observation,
-    _state_in,
+    add_time_rank,
+    last_observation,
+    state_in_of,
 )
-from tui_eval.integrations.rllib.paths.fused_m2e import _squeeze_first, _unbatch, actions_as_numpy
+from tui_eval.integrations.rllib.paths.fused_m2e import actions_as_numpy, squeeze_first, unbatch_rows
 
 MULTI_AGENT_STOCK_M2E = ("GetActions", "TensorToNumpy", "UnBatchToIndividualItems", "ModuleToAgentUnmapping",
                          "RemoveSingleTsTimeRankFromBatch", "NormalizeAndClipActions", "ListifyDataForVectorEnv")
@@ -92,13 +92,13 @@ class BatchedMultiAgentEnvToModule(BatchedEnvToModule):
         memorized: dict[Any, list] = {}
         states: dict[Any, list] = {}
         for module_id, agent_id, episode_id, sa_episode in items:  # the agents AgentToModuleMapping keeps
-            observation = _last_observation(sa_episode)
+            observation = last_observation(sa_episode)
             if module_stateful[module_id]:  # AddTimeDimToBatchAndZeroPad
-                observation = _add_time_rank(observation)
+                observation = add_time_rank(observation)
             memorized.setdefault(module_id, []).append((episode_id, agent_id))
             per_module.setdefault(module_id, []).append(observation)
             if module_stateful[module_id]:  # AddStatesFromEpisodesToBatch
-                states.setdefault(module_id, []).append(_state_in(rl_module[module_id], sa_episode))
+                states.setdefault(module_id, []).append(state_in_of(rl_module[module_id], sa_episode))
         if stateful:
             shared_data["_added_single_ts_time_rank"] = True
         shared_data["memorized_map_structure"] = memorized
@@ -161,9 +161,9 @@ class FusedMultiAgentModuleToEnv:
             rows_of = memorized[module_id]
             stateful = squeeze and rl_module[module_id].is_stateful()
             for column, value in data.items():  # UnBatch..., ModuleToAgentUnmapping, RemoveSingleTs...
-                rows = _unbatch(value)
+                rows = unbatch_rows(value)
                 if stateful and column != self._state_out:
-                    rows = [_squeeze_first(row) for row in rows]
+                    rows = [squeeze_first(row) for row in rows]
                 per_env = out.setdefault(column, [{} for _ in episodes])
                 for (episode_id, agent_id), row in zip(rows_of, rows):  # ListifyDataForVectorEnv
                     per_env[index.get(episode_id, 0)][agent_id] = row

@@ -70,9 +70,9 @@ class FusedModuleToEnv:
                 # ListifyDataForVectorEnv stacks these rows again with RLlib's `batch`: a new array of them
                 out[column] = np.squeeze(data, axis=1).copy() if squeeze else data.copy()
                 continue
-            rows = list(data) if type(data) is np.ndarray else _unbatch(data)
+            rows = list(data) if type(data) is np.ndarray else unbatch_rows(data)
             if squeeze and column != self._state_out:
-                rows = [_squeeze_first(row) for row in rows]
+                rows = [squeeze_first(row) for row in rows]
             out[column] = np.stack(rows) if column == self._actions else rows
         if self._change is not None:  # NormalizeAndClipActions
             actions = out[self._actions]
@@ -185,7 +185,7 @@ def _narrowed(dtype):
     return False
 
 
-def _unbatch(data):
+def unbatch_rows(data):
     if isinstance(data, np.ndarray):
         return list(data)  # what RLlib's unbatch gives for one array: its rows, in order
     if type(data) is dict and data and all(type(v) is np.ndarray for v in data.values()) \
@@ -197,7 +197,7 @@ def _unbatch(data):
     return unbatch(data)
 
 
-def _squeeze_first(item):
+def squeeze_first(item):
     if isinstance(item, np.ndarray):
         return np.squeeze(item, axis=0)
     import tree
