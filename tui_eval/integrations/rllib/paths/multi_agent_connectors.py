@@ -1,6 +1,7 @@
 """Path `connectors` of a multi-agent checkpoint: the MultiRLModule and both multi-agent connector pipelines
 restored from the checkpoint, stepping the user's MultiAgentEnv as RLlib's MultiAgentEnvRunner does (no
-ray.init, no Algorithm). One seed is one multi-agent episode."""
+ray.init, no Algorithm). One seed is one multi-agent episode. Where a pipeline ends with exactly RLlib's stock
+multi-agent pieces, their batched equivalents (batched_multi_agent.py) stand for them; the description says so."""
 
 from __future__ import annotations
 
