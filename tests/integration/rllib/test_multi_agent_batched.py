@@ -120,3 +120,37 @@ def test_the_description_says_what_is_batched(zoo):
     finally:
         batched.close()
         own.close()
+
+
+def test_the_loops_forward_is_the_multi_rl_modules_own(zoo):
+    """The loop calls each module's inner forward (the modules stay in eval mode): the same outputs as
+    MultiRLModule.forward_inference / forward_exploration, for a plain and a recurrent module."""
+    import torch
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from tui_eval.integrations.rllib.paths.layout import MODULES_DIR
+    from tui_eval.integrations.rllib.paths.multi_agent_loop import forward
+
+    for name in ("multi_agent", "multi_agent_lstm"):
+        module = RLModule.from_checkpoint(str(zoo / name / MODULES_DIR))
+        module.foreach_module(lambda mid, sub: sub.eval())
+        stateful = module["p0"].is_stateful()
+        obs = torch.rand(3, 1, 4) if stateful else torch.rand(3, 4)
+        batch = {"p0": {"obs": obs}, "p1": {"obs": obs[:1]}}
+        if stateful:
+            for mid, sub in batch.items():
+                sub["state_in"] = {k: torch.stack([v] * len(sub["obs"]))
+                                   for k, v in module[mid].get_initial_state().items()}
+        with torch.no_grad():
+            for phase, own in (("inference", module.forward_inference), ("exploration", module.forward_exploration)):
+                ours, theirs = forward(module, batch, phase), own(batch)
+                assert list(ours) == list(theirs) == ["p0", "p1"]
+                for mid in ours:
+                    assert list(ours[mid]) == list(theirs[mid])
+                    assert all(torch.equal(a, b) for a, b in zip(_leaves(ours[mid]), _leaves(theirs[mid])))
+
+
+def _leaves(outputs):
+    import tree
+
+    return tree.flatten(outputs)
