@@ -39,6 +39,9 @@ def pytest_collection_finish(session):
         raise pytest.UsageError("no tests were collected: check the path or the -k/-m expression")
 
 
+_REPORT: list[str] = []
+
+
 @pytest.fixture(scope="session", autouse=True)
 def prefetcher(request, tmp_path_factory):
     """The background jobs that the collected tests need, started now (one at a time)."""
@@ -47,6 +50,15 @@ def prefetcher(request, tmp_path_factory):
     prefetch.start([job for job, wanted in WANTED_BY if any(i.startswith(wanted) for i in ids)])
     yield prefetch
     prefetch.close()
+    _REPORT.extend(prefetch.report())
+
+
+def pytest_terminal_summary(terminalreporter):
+    """When the background jobs ran: where the second core was busy, and what the tests waited for."""
+    if _REPORT:
+        terminalreporter.write_sep("-", "background jobs")
+        for line in _REPORT:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ from pathlib import Path
 from tests.support.common import ROOT, SUPPORT
 from tests.support.prefetch import Job, plain_env
 from tests.support.user_checkpoints import PROJECT_SOURCE
+from tests.support.user_runs import user_runs
 
 
 def _tool(name: str) -> str:
@@ -56,14 +57,18 @@ DOCTOR = Job("doctor_checkpoints", _doctor)
 USER = Job("user_checkpoints", _user)
 ZOO = Job("zoo_checkpoints", _zoo)
 CONNECTORS = Job("zoo_connectors", _connectors)
+USER_RUNS = user_runs(trained_by=USER)
+_USER_TESTS = "tests/integration/rllib/test_user_checkpoints.py"
 
 #: in the order they run; with the test ids (or their prefixes: files) whose collection starts them
 WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (MYPY, ("tests/health/test_code_health.py::test_mypy_is_clean",)),
     (DOCTOR, ("tests/integration/doctor/test_doctor.py",)),
-    (USER, ("tests/integration/rllib/test_user_checkpoints.py",)),
+    (USER, (_USER_TESTS,)),
     (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent")),
     (CONNECTORS, ("tests/integration/rllib/test_rllib_connector_matrix.py",
                   "tests/integration/rllib/test_rllib_batched_e2m.py",
                   "tests/integration/doctor/test_doctor_probes.py::test_an_rllib_lstm")),
+    # after every training job: the user's runs need only theirs, and their tests come last
+    *[(job, (_USER_TESTS,)) for job in USER_RUNS.values()],
 ]

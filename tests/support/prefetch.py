@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +30,14 @@ class Job:
     done: threading.Event = field(default_factory=threading.Event)
     claimed: bool = False
     proc: subprocess.Popen | None = None
+    #: perf_counter() when it started and ended, and how long the tests waited for it (the session's report)
+    started: float | None = None
+    ended: float | None = None
+    waited: float = 0.0
 
     def run(self) -> None:
         assert self.folder is not None
+        self.started = time.perf_counter()
         try:
             argv, cwd, env = self.command(self.folder)
             quiet = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -47,6 +53,7 @@ class Job:
         except Exception as exc:  # a failure is the waiting fixture's to report
             self.result = subprocess.CompletedProcess([self.name], 1, "", f"{type(exc).__name__}: {exc}")
         finally:
+            self.ended = time.perf_counter()
             self.done.set()
 
 
@@ -56,6 +63,7 @@ class Prefetcher:
     def __init__(self, root: Path):
         self.root = root
         self.jobs: dict[str, Job] = {}
+        self.began = time.perf_counter()
         self._lock = threading.Lock()
         self._closed = False
 
@@ -96,9 +104,23 @@ class Prefetcher:
             known = job
         elif self._claim(known):  # queued behind others: run it here, now
             known.run()
+        asked = time.perf_counter()
         known.done.wait()
+        known.waited += time.perf_counter() - asked
         assert known.result is not None and known.folder is not None
         return known.result, known.folder
+
+
+    def report(self) -> list[str]:
+        """One line per job: when it ran (seconds from the session's start) and how long tests waited for it."""
+        lines = []
+        for job in self.jobs.values():
+            if job.started is None or job.ended is None:
+                lines.append(f"{job.name}: not run")
+                continue
+            lines.append(f"{job.name}: {job.started - self.began:.0f}-{job.ended - self.began:.0f} s "
+                         f"({job.ended - job.started:.0f} s), tests waited {job.waited:.0f} s")
+        return lines
 
 
 def plain_env(**extra: str) -> dict[str, str]:

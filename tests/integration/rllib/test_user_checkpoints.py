@@ -9,8 +9,7 @@ from collections import defaultdict
 import pytest
 
 from tests.support.bad_input import assert_one_line_error
-from tests.support.common import cli
-from tests.support.jobs import USER
+from tests.support.jobs import USER, USER_RUNS
 from tests.support.user_checkpoints import MODULE, user_checkpoints
 from tui_eval.store import RunLog
 
@@ -22,9 +21,17 @@ def user(prefetcher, tmp_path_factory):
     return user_checkpoints(folder)
 
 
-def _run(*args, cwd, timeout: float = 300):
-    """The CLI from `cwd`, with nothing of the user's on the import path but what the run is told."""
-    return cli(*args, cwd=cwd, timeout=timeout)
+@pytest.fixture
+def run(user, prefetcher, tmp_path):
+    """`run(name)`: the CompletedProcess of the user run `name` (tests/support/user_runs.py: the CLI from the
+    folder a user runs it from, with nothing of theirs on the import path but what the run is told) and the
+    folder its outputs went to. Run in the background while earlier tests ran, or now."""
+
+    def result(name: str):
+        (tmp_path / name).mkdir()
+        return prefetcher.wait(USER_RUNS[name], tmp_path / name)
+
+    return result
 
 
 def _by_path(summary) -> dict[str, dict[int, tuple]]:
@@ -34,9 +41,8 @@ def _by_path(summary) -> dict[str, dict[int, tuple]]:
     return runs
 
 
-def test_tune_experiment_runs_both_paths_with_import(user, tmp_path):
-    proc = _run(user.experiment, "--import", user.module_file, "--headless", "--episodes", "6",
-                "--explore", "evaluate=off", "--json", tmp_path / "s.json", cwd=tmp_path)
+def test_tune_experiment_runs_both_paths_with_import(run):
+    proc, tmp_path = run("tune_import")  # --import MODULE_FILE --episodes 6 --explore evaluate=off --json s.json
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "using the newest of 1 checkpoint(s)" in proc.stderr
     assert "ray.tune.register_env('UserCartPole-v0', my_rl_project.make_cartpole)" in proc.stderr
@@ -46,23 +52,23 @@ def test_tune_experiment_runs_both_paths_with_import(user, tmp_path):
     assert all(length <= 200 for _, length, _ in runs["evaluate"].values())  # the creator saw max_steps
 
 
-def test_tune_experiment_without_the_users_module_names_it(user, tmp_path):
-    proc = _run(user.experiment, "--headless", "--episodes", "2", cwd=tmp_path)
+def test_tune_experiment_without_the_users_module_names_it(run):
+    proc, _ = run("tune_without_module")  # the experiment alone, from an empty folder
     assert_one_line_error(proc, f"module {MODULE!r} is not importable", f"--import {MODULE}")
     assert "corrupt" not in proc.stderr
 
 
-def test_the_users_folder_is_importable_like_python_m(user):
-    proc = _run(user.experiment, "--headless", "--episodes", "2", "--log", "run.sqlite", cwd=user.project)
+def test_the_users_folder_is_importable_like_python_m(run):
+    proc, _ = run("from_the_users_folder")  # no --import, from the user's folder
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
-def test_import_of_a_missing_module_is_one_line(user, tmp_path):
-    proc = _run(user.experiment, "--import", "no_such_module_here", "--headless", cwd=tmp_path)
+def test_import_of_a_missing_module_is_one_line(run):
+    proc, _ = run("missing_import")  # --import no_such_module_here
     assert_one_line_error(proc, "--import no_such_module_here", "no module named")
 
 
-def test_evaluate_runs_the_evaluation_configs_time_limit(user, tmp_path):
+def test_evaluate_runs_the_evaluation_configs_time_limit(user, run):
     """The checkpoint's own algo.evaluate() runs 100-step episodes (evaluation_config); so does the
     evaluate path, while connectors runs the training env (200 steps): never 'equivalent'."""
     from ray.rllib.algorithms.algorithm import Algorithm
@@ -74,8 +80,7 @@ def test_evaluate_runs_the_evaluation_configs_time_limit(user, tmp_path):
         algo.stop()
     assert own["episode_len_min"] == own["episode_len_max"] == 100
 
-    proc = _run(user.eval_time_limit, "--headless", "--episodes", "4", "--explore", "evaluate=off",
-                "--json", tmp_path / "s.json", cwd=tmp_path)
+    proc, tmp_path = run("eval_time_limit")  # --episodes 4 --explore evaluate=off --json s.json
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "evaluation_config differs from the training env" in proc.stderr
     summary = json.loads((tmp_path / "s.json").read_text())
@@ -85,10 +90,8 @@ def test_evaluate_runs_the_evaluation_configs_time_limit(user, tmp_path):
     assert summary["comparison"]["verdict"] != "equivalent"
 
 
-def test_a_module_that_raises_is_a_failed_path_not_invalid_worlds(user, tmp_path):
-    proc = _run(user.strict_module, "--import", user.module_file, "--headless", "--episodes", "3",
-                "--explore", "evaluate=off", "--json", tmp_path / "s.json", "--log", tmp_path / "run.sqlite",
-                cwd=tmp_path)
+def test_a_module_that_raises_is_a_failed_path_not_invalid_worlds(run):
+    proc, tmp_path = run("strict_module")  # --import MODULE_FILE --episodes 3 --json s.json --log run.sqlite
     assert proc.returncode == 4, proc.stderr[-3000:]
     failed = [line for line in proc.stderr.splitlines() if "failed and was given up" in line]
     assert len(failed) == 2, proc.stderr[-3000:]
@@ -101,10 +104,8 @@ def test_a_module_that_raises_is_a_failed_path_not_invalid_worlds(user, tmp_path
     assert any("Traceback" in e["details"] for e in meta["path_errors"])
 
 
-def test_pixels_behind_a_tune_registered_float_wrapper_run_on_both_paths(user, tmp_path):
-    proc = _run(user.float_carracing, "--import", MODULE, "--headless", "--episodes", "2",
-                "--explore", "evaluate=off", "--json", tmp_path / "s.json", "--log", tmp_path / "run.sqlite",
-                cwd=user.project, timeout=400)
+def test_pixels_behind_a_tune_registered_float_wrapper_run_on_both_paths(run):
+    proc, tmp_path = run("float_carracing")  # from the user's folder: --import MODULE --episodes 2 --json, --log
     assert proc.returncode == 0, proc.stderr[-3000:]
     runs = _by_path(json.loads((tmp_path / "s.json").read_text()))
     assert len(runs["connectors"]) == 2 and runs["evaluate"] == runs["connectors"]
@@ -112,7 +113,6 @@ def test_pixels_behind_a_tune_registered_float_wrapper_run_on_both_paths(user, t
     assert "stock pipelines fused" in descriptions["connectors"], descriptions
 
 
-def test_pixels_on_the_raw_uint8_env_are_refused_up_front(user, tmp_path):
-    proc = _run(user.float_carracing, "--env", "CarRacing-v3", "--env-config", '{"continuous": false}',
-                "--headless", cwd=tmp_path)
+def test_pixels_on_the_raw_uint8_env_are_refused_up_front(run):
+    proc, _ = run("raw_uint8")  # --env CarRacing-v3 --env-config '{"continuous": false}'
     assert_one_line_error(proc, "trained on observations Box(0.0, 1.0, (96, 96, 3), float32)", "uint8")
