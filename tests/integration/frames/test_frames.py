@@ -8,6 +8,7 @@ import threading
 import numpy as np
 import pytest
 
+from tests.support.cli_jobs import RECORD_GIF, result_of
 from tests.support.common import ASSETS, CARTPOLE, cli, wait_until
 from tui_eval.frames.cells import EIGHT_BIT, TRUECOLOR, halfblock_lines, xterm256
 from tui_eval.frames.hub import KEEP_FRAMES
@@ -135,12 +136,12 @@ def test_the_wire_keeps_a_view_intact():
     assert back.panes[1].problem == "cannot render" and back.panes[1].frames == ()
 
 
-def test_record_writes_a_gif_with_one_frame_per_step_for_both_paths(tmp_path):
+def test_record_writes_a_gif_with_one_frame_per_step_for_both_paths(prefetcher, tmp_path):
     import imageio.v3 as iio
 
-    out = tmp_path / "clip.gif"
-    done = cli("record", CARTPOLE, "--seed", "5", "--out", out, "--paths", "connectors,vs", "--vs", CARTPOLE,
-               "--stride", "1")
+    # record the demo --seed 5 --out clip.gif --paths connectors,vs --vs the demo --stride 1 (a background job)
+    done, folder = result_of(prefetcher, RECORD_GIF, tmp_path / "run")
+    out = folder / "clip.gif"
     assert done.returncode == 0, done.stderr
     steps = [int(n) for n in re.findall(r"(\d+) steps", done.stdout)]
     assert len(steps) == 2
