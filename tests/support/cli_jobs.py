@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.common import CARTPOLE, ROOT
+from tests.support.common import ASSETS, CARTPOLE, ROOT
 from tests.support.prefetch import Job
 
 #: the job's folder -> (the CLI's arguments, the folder it runs from)
@@ -41,3 +41,7 @@ UNTIL_DECIDED = cli_job("run_until_decided", lambda f: (
 RECORD_GIF = cli_job("run_record_gif", lambda f: (
     ["record", CARTPOLE, "--seed", "5", "--out", f / "clip.gif", "--paths", "connectors,vs", "--vs", CARTPOLE,
      "--stride", "1"], ROOT))
+RECORD_WITHOUT_FRAMES = cli_job("run_record_without_frames", lambda f: (
+    ["record", ASSETS / "rsl_pointgoal" / "model_39.pt", "--seed", "1", "--out", f / "x.gif"], ROOT))
+PANDAREACH = cli_job("run_pandareach", lambda f: (
+    ["demo", "pandareach", "--headless", "--episodes", "16", "--num-envs", "16", "--json", f / "summary.json"], f))
