@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.support.bad_input import assert_one_line_error, in_process
+from tests.support.cli_jobs import UNTIL_DECIDED, result_of
 from tests.support.common import CARTPOLE, cli
 
 
@@ -18,12 +19,12 @@ def test_gate_without_a_baseline_or_with_a_negative_margin_is_bad_input(capsys):
 
 
 
-def test_until_decided_ends_a_real_run_early_and_the_gate_says_worse(tmp_path):
+def test_until_decided_ends_a_real_run_early_and_the_gate_says_worse(prefetcher, tmp_path):
     """The candidate samples (explore on), the baseline is greedy: it is worse by far more than 20;
     the run stops at the gate's answer, long before its budget, and exits 3."""
-    proc = cli(CARTPOLE, "--headless", "--vs", CARTPOLE, "--explore", "connectors=on", "--episodes", "400",
-               "--num-envs", "8", "--until-decided", "--fail-if-worse", "20", "--json", tmp_path / "s.json",
-               "--log", tmp_path / "run.sqlite", cwd=tmp_path)
+    # --vs the demo --explore connectors=on --episodes 400 --num-envs 8 --until-decided --fail-if-worse 20
+    # --json s.json --log run.sqlite (a background job)
+    proc, tmp_path = result_of(prefetcher, UNTIL_DECIDED, tmp_path / "run")
     assert proc.returncode == 3, proc.stderr[-3000:]
     summary = json.loads((tmp_path / "s.json").read_text())
     decision = summary["decision"]

@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 
+from tests.support.cli_jobs import DEFAULT_SUMMARY, result_of
 from tests.support.common import CARTPOLE, ROOT, cli, wait_until
 from tui_eval.store import RunLog
 
@@ -24,10 +25,10 @@ def _count(log_path) -> int:
         return 0
 
 
-def test_default_run_summary_json_and_fail_on_differ(tmp_path):
+def test_default_run_summary_json_and_fail_on_differ(prefetcher, tmp_path):
     """The demo's defaults (evaluate samples, connectors does not) differ; --fail-on-differ says so with 3."""
-    proc = cli(CARTPOLE, "--headless", "--episodes", "64", "--num-envs", "8", "--json", tmp_path / "s.json",
-               "--log", tmp_path / "run.sqlite", "--fail-on-differ", cwd=tmp_path)
+    # --headless --episodes 64 --num-envs 8 --json s.json --log run.sqlite --fail-on-differ (a background job)
+    proc, tmp_path = result_of(prefetcher, DEFAULT_SUMMARY, tmp_path / "run")
     assert proc.returncode == 3, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     summary = json.loads((tmp_path / "s.json").read_text())

@@ -8,6 +8,13 @@ import shutil
 import sys
 from pathlib import Path
 
+from tests.support.cli_jobs import (
+    DEFAULT_SUMMARY,
+    PANDAREACH,
+    RECORD_GIF,
+    RECORD_WITHOUT_FRAMES,
+    UNTIL_DECIDED,
+)
 from tests.support.common import ROOT, SUPPORT
 from tests.support.prefetch import Job, plain_env
 from tests.support.user_checkpoints import PROJECT_SOURCE
@@ -63,6 +70,12 @@ _USER_TESTS = "tests/integration/rllib/test_user_checkpoints.py"
 #: in the order they run; with the test ids (or their prefixes: files) whose collection starts them
 WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (MYPY, ("tests/health/test_code_health.py::test_mypy_is_clean",)),
+    # runs on the demo, for tests in the middle of the session (before the checkpoints the later ones need)
+    (RECORD_GIF, ("tests/integration/frames/test_frames.py::test_record_writes_a_gif",)),
+    (RECORD_WITHOUT_FRAMES, ("tests/integration/frames/test_frames.py::test_record_of_an_env_without_frames",)),
+    (PANDAREACH, ("tests/integration/rsl_rl/test_rsl_pandareach.py::test_short_run_reports_success",)),
+    (DEFAULT_SUMMARY, ("tests/e2e/test_headless_and_log.py::test_default_run_summary_json",)),
+    (UNTIL_DECIDED, ("tests/e2e/test_decide_runs.py::test_until_decided_ends_a_real_run_early",)),
     (DOCTOR, ("tests/integration/doctor/test_doctor.py",)),
     (USER, (_USER_TESTS,)),
     (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent")),

@@ -1,16 +1,12 @@
-"""The CLI runs of tests/integration/rllib/test_user_checkpoints.py, as background jobs (tests/support/prefetch.py)
-queued behind the training jobs: each is the same subprocess the test would start (`python -m tui_eval.cli`,
-this checkout on PYTHONPATH, from the same folder), run while the tests before it use the other core. The test
-asserts on its CompletedProcess and on the files it wrote into the job's folder, as it would on its own run."""
+"""The CLI runs of tests/integration/rllib/test_user_checkpoints.py, as background jobs (tests/support/cli_jobs.py)
+queued behind the training jobs."""
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.common import ROOT
+from tests.support.cli_jobs import cli_job
 from tests.support.prefetch import Job
 from tests.support.user_checkpoints import MODULE, UserCheckpoints, user_checkpoints
 
@@ -22,12 +18,11 @@ def user_run(name: str, arguments: Arguments, *, trained_by: Job, timeout: float
     """A job running the CLI on the checkpoints `trained_by` made (a job earlier in the queue, or waited for
     by the test's fixture before it asks for this one)."""
 
-    def command(folder: Path):
+    def on_checkpoints(folder: Path):
         assert trained_by.folder is not None, f"{name} needs {trained_by.name} first"
-        args, cwd = arguments(user_checkpoints(trained_by.folder), folder)
-        return [sys.executable, "-m", "tui_eval.cli", *map(str, args)], cwd, dict(os.environ, PYTHONPATH=str(ROOT))
+        return arguments(user_checkpoints(trained_by.folder), folder)
 
-    return Job(f"user_run_{name}", command, timeout=timeout)
+    return cli_job(f"user_run_{name}", on_checkpoints, timeout=timeout)
 
 
 def user_runs(trained_by: Job) -> dict[str, Job]:

@@ -8,6 +8,7 @@ import threading
 import numpy as np
 import pytest
 
+from tests.support.cli_jobs import RECORD_GIF, RECORD_WITHOUT_FRAMES, result_of
 from tests.support.common import ASSETS, CARTPOLE, cli, wait_until
 from tui_eval.frames.cells import EIGHT_BIT, TRUECOLOR, halfblock_lines, xterm256
 from tui_eval.frames.hub import KEEP_FRAMES
@@ -15,7 +16,6 @@ from tui_eval.frames.images import is_image_space
 from tui_eval.frames.wire import view_from_json, view_to_json
 
 LUNAR = ASSETS / "ppo_lunarlander"
-POINTGOAL = ASSETS / "rsl_pointgoal" / "model_39.pt"
 
 RED, GREEN, BLUE = (255, 0, 0), (0, 255, 0), (0, 0, 255)
 WHITE, BLACK, GREY = (255, 255, 255), (0, 0, 0), (128, 128, 128)
@@ -135,12 +135,12 @@ def test_the_wire_keeps_a_view_intact():
     assert back.panes[1].problem == "cannot render" and back.panes[1].frames == ()
 
 
-def test_record_writes_a_gif_with_one_frame_per_step_for_both_paths(tmp_path):
+def test_record_writes_a_gif_with_one_frame_per_step_for_both_paths(prefetcher, tmp_path):
     import imageio.v3 as iio
 
-    out = tmp_path / "clip.gif"
-    done = cli("record", CARTPOLE, "--seed", "5", "--out", out, "--paths", "connectors,vs", "--vs", CARTPOLE,
-               "--stride", "1")
+    # record the demo --seed 5 --out clip.gif --paths connectors,vs --vs the demo --stride 1 (a background job)
+    done, folder = result_of(prefetcher, RECORD_GIF, tmp_path / "run")
+    out = folder / "clip.gif"
     assert done.returncode == 0, done.stderr
     steps = [int(n) for n in re.findall(r"(\d+) steps", done.stdout)]
     assert len(steps) == 2
@@ -160,18 +160,26 @@ def test_a_stride_keeps_every_nth_step_and_the_episode_end():
 
 
 @pytest.mark.parametrize("args, says", [
-    ((POINTGOAL, "--seed", "1", "--out", "{tmp}/x.gif"), "cannot show frames"),
     ((CARTPOLE, "--seed", "1", "--out", "{tmp}/x.avi"), "write a .gif or an .mp4"),
     ((CARTPOLE, "--seed", "1", "--out", "{tmp}/x.gif", "--episodes", "3"), "does not take --episodes"),
     ((CARTPOLE, "--out", "{tmp}/x.gif"), "--seed"),
 ])
 def test_record_bad_input_is_one_line_and_exit_2(tmp_path, args, says):
-    done = cli("record", *(str(a).replace("{tmp}", str(tmp_path)) for a in args))
+    _assert_record_refused(cli("record", *(str(a).replace("{tmp}", str(tmp_path)) for a in args)), says, tmp_path)
+
+
+def test_record_of_an_env_without_frames_is_one_line_and_exit_2(prefetcher, tmp_path):
+    # record the rsl_rl PointGoal demo --seed 1 (a background job)
+    done, folder = result_of(prefetcher, RECORD_WITHOUT_FRAMES, tmp_path / "run")
+    _assert_record_refused(done, "cannot show frames", folder)
+
+
+def _assert_record_refused(done, says: str, folder) -> None:
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert says in lines[-1] and "Traceback" not in done.stderr
     assert all(line.startswith("recording") for line in lines[:-1])
-    assert not list(tmp_path.glob("x.*"))
+    assert not list(folder.glob("x.*"))
 
 
 def test_headless_frames_is_bad_input():

@@ -8,15 +8,16 @@ import sys
 
 import yaml
 
-from tests.support.common import ROOT, cli
+from tests.support.cli_jobs import PANDAREACH, result_of
+from tests.support.common import ROOT
 from tui_eval.demos import DEMO_ROOT, DEMOS
 from tui_eval.integrations.rsl_rl.kind import HELD_OUT_START
 
 
-def test_short_run_reports_success_and_invalid_with_intervals(run_dir):
-    out = run_dir / "summary.json"
-    done = cli("demo", "pandareach", "--headless", "--episodes", "16", "--num-envs", "16", "--json", out,
-               cwd=run_dir)
+def test_short_run_reports_success_and_invalid_with_intervals(prefetcher, tmp_path):
+    # demo pandareach --headless --episodes 16 --num-envs 16 --json summary.json (a background job)
+    done, folder = result_of(prefetcher, PANDAREACH, tmp_path / "run")
+    out = folder / "summary.json"
     assert done.returncode == 0, done.stderr[-2000:]
     assert "argv[" not in done.stdout and "pybullet build time" not in done.stdout  # PyBullet's prints kept off
     summary = json.loads(out.read_text())

@@ -79,13 +79,20 @@ class BatchedEnvToModule:
         shared_data = shared_data if shared_data is not None else {}
         batch = run_pieces(self.head, rl_module=rl_module, batch=batch if batch is not None else {},
                            episodes=episodes, explore=explore, shared_data=shared_data, **kwargs)
-        if self.batchable(rl_module, episodes):
-            if not batch:
-                return self.batched_tail(rl_module, episodes, shared_data)
-            if self.takes_filled(batch):
-                return filled_e2m.filled_tail(self, rl_module, batch, episodes, shared_data)
-        return self.real_tail(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
-                              shared_data=shared_data, **kwargs)
+        out = self.batched(rl_module, batch, episodes, shared_data) if self.batchable(rl_module, episodes) else None
+        if out is None:  # not a case the batched tail handles
+            return self.real_tail(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
+                                  shared_data=shared_data, **kwargs)
+        return out
+
+    def batched(self, rl_module, batch: dict[str, Any], episodes: list, shared_data: dict) -> dict[str, Any] | None:
+        """The tail's output built here: from an empty batch, or from one the pieces before the tail filled in
+        a way `filled_e2m` knows; None (nothing done, shared_data untouched) for any other case."""
+        if not batch:
+            return self.batched_tail(rl_module, episodes, shared_data)
+        if self.takes_filled(batch):
+            return filled_e2m.filled_tail(self, rl_module, batch, episodes, shared_data)
+        return None
 
     def batchable(self, rl_module, episodes: list) -> bool:
         """Single-agent episodes with distinct ids (each its own batch row, in order) and a single module."""
@@ -100,8 +107,9 @@ class BatchedEnvToModule:
         """The tail's own pieces, as the pipeline calls them."""
         return run_pieces(self.tail, **kwargs)
 
-    def batched_tail(self, rl_module, episodes: list, shared_data: dict) -> dict[str, Any]:
-        """The tail's output for an empty batch of single-agent episodes (see `batchable`)."""
+    def batched_tail(self, rl_module, episodes: list, shared_data: dict) -> dict[str, Any] | None:
+        """The tail's output for an empty batch of single-agent episodes (see `batchable`); a subclass may
+        return None (nothing done, shared_data untouched) for a case it leaves to the real tail."""
         observations, rows = [], []
         for episode in episodes:  # AddObservationsFromEpisodesToBatch
             assert not episode.is_numpy

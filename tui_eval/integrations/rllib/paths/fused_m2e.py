@@ -82,9 +82,9 @@ class FusedModuleToEnv:
             if column == self._actions:
                 out[column] = self._restacked(data, squeeze)
                 continue
-            rows = list(data) if type(data) is np.ndarray else _unbatch(data)
+            rows = list(data) if type(data) is np.ndarray else unbatch_rows(data)
             if squeeze and column != self._state_out:
-                rows = [_squeeze_first(row) for row in rows]
+                rows = [squeeze_first(row) for row in rows]
             out[column] = rows
         if self._change is not None:  # NormalizeAndClipActions
             actions = _copied(out[self._actions])
@@ -106,8 +106,8 @@ class FusedModuleToEnv:
                 and all(type(leaf) is np.ndarray and leaf.ndim >= 1 + squeeze for leaf in leaves) \
                 and len({len(leaf) for leaf in leaves}) == 1:
             return tree.map_structure(lambda leaf: (np.squeeze(leaf, axis=1) if squeeze else leaf).copy(), actions)
-        rows = _unbatch(actions)  # anything else: what the pieces do, row by row
-        return self._batch([_squeeze_first(row) for row in rows] if squeeze else rows)
+        rows = unbatch_rows(actions)  # anything else: what the pieces do, row by row
+        return self._batch([squeeze_first(row) for row in rows] if squeeze else rows)
 
 
 def actions_as_numpy(batch: dict[str, Any], module, explore: bool) -> dict[str, Any]:
@@ -237,7 +237,7 @@ def _narrowed(dtype):
     return False
 
 
-def _unbatch(data):
+def unbatch_rows(data):
     if isinstance(data, np.ndarray):
         return list(data)  # what RLlib's unbatch gives for one array: its rows, in order
     if type(data) is dict and data and all(type(v) is np.ndarray for v in data.values()) \
@@ -258,7 +258,7 @@ def _copied(actions):
     return tree.map_structure(np.copy, actions)
 
 
-def _squeeze_first(item):
+def squeeze_first(item):
     if isinstance(item, np.ndarray):
         return np.squeeze(item, axis=0)
     import tree

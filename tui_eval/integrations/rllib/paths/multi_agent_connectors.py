@@ -1,6 +1,7 @@
 """Path `connectors` of a multi-agent checkpoint: the MultiRLModule and both multi-agent connector pipelines
 restored from the checkpoint, stepping the user's MultiAgentEnv as RLlib's MultiAgentEnvRunner does (no
-ray.init, no Algorithm). One seed is one multi-agent episode."""
+ray.init, no Algorithm). One seed is one multi-agent episode. Where a pipeline ends with exactly RLlib's stock
+multi-agent pieces, their batched equivalents (batched_multi_agent.py) stand for them; the description says so."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.integrations.rllib.paths import batched_multi_agent as batched
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
 from tui_eval.integrations.rllib.paths.filters import freeze_filters as freeze_filters_of
 from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
@@ -23,7 +25,9 @@ class RllibMultiAgentConnectorsPath(InferencePath):
 
     def __init__(self, *, checkpoint: Path, module_ids: list[str], view: str | None, mapping_fn, recipe: EnvRecipe,
                  num_envs: int, device: str, explore: bool, success_key: str | None, step_timeout: float | None,
-                 freeze_filters: bool = False):
+                 freeze_filters: bool = False, rllib_pieces: bool = False):
+        """`rllib_pieces`: every connector piece RLlib's own, none batched (the reference, for benchmarks
+        and tests)."""
         import torch
         from ray.rllib.connectors.env_to_module import EnvToModulePipeline
         from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
@@ -50,14 +54,32 @@ class RllibMultiAgentConnectorsPath(InferencePath):
                                         success_key=success_key, step_timeout=step_timeout)
 
         self.env: Any = make_multi_agent_vec(make_guarded, num_envs)
-        self.loop = MultiAgentRunnerLoop(env=self.env, module=module, env_to_module=self.env_to_module,
-                                         module_to_env=self.module_to_env, mapping_fn=mapping_fn,
+        self.env_to_module_call: Any = self.env_to_module
+        self.module_to_env_call: Any = self.module_to_env
+        batched_pieces = [] if rllib_pieces else self._batch_stock_pieces()
+        self.loop = MultiAgentRunnerLoop(env=self.env, module=module, env_to_module=self.env_to_module_call,
+                                         module_to_env=self.module_to_env_call, mapping_fn=mapping_fn,
                                          record=self._record)
         self.num_envs = num_envs  # what a Ray actor running this path holds at once (cluster/worker.py)
         self.description = (f"MultiRLModule ({', '.join(self.module_ids)}) + multi-agent EnvToModule/ModuleToEnv "
-                            f"from the checkpoint, stepped as MultiAgentEnvRunner does, {num_envs} envs, "
+                            f"from the checkpoint, stepped as MultiAgentEnvRunner does"
+                            + (f" ({' and '.join(batched_pieces)} batched per module)" if batched_pieces else "")
+                            + f", {num_envs} envs, "
                             f"{self.device}, env {recipe.name}"
                             + (f", {frozen} filter(s) frozen at the checkpoint's statistics" if frozen else ""))
+
+    def _batch_stock_pieces(self) -> list[str]:
+        """Puts the batched equivalents of RLlib's stock multi-agent pieces in place of the pipelines where they
+        stand for them; says which."""
+        found = []
+        start = batched.multi_agent_tail_start(self.env_to_module)
+        if start is not None:
+            self.env_to_module_call = batched.BatchedMultiAgentEnvToModule(self.env_to_module, start)
+            found.append("the stock env-to-module tail")
+        if batched.why_not_fusable_multi_agent_module_to_env(self.module_to_env) is None:
+            self.module_to_env_call = batched.FusedMultiAgentModuleToEnv(self.module_to_env)
+            found.append("the stock module-to-env pipeline")
+        return found
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.relay.feed = feed

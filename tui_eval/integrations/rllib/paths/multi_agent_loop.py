@@ -7,7 +7,8 @@ What it keeps from the EnvRunner, because connector pieces and the policy_mappin
   `policy_mapping_fn` (which maps each agent to its module the first time the episode asks);
 - one env-to-module call over all episodes after each vector step (with the step's observations, actions,
   rewards, infos and done flags as keyword data; first for the episodes just done, as the runner does),
-  one `forward_inference` / `forward_exploration(t=...)` of the MultiRLModule and one module-to-env call;
+  one `forward_inference` / `forward_exploration(t=...)` of the MultiRLModule (its modules' inner forward
+  methods where they do the same work, see `forward`) and one module-to-env call;
   `ACTIONS_FOR_ENV` to the env, every output per agent into the episode;
 - `shared_data["vector_env_episodes_map"]` as the runner fills it.
 tui-eval only adds: episodes that began idle (no seed to run) are not reported.
@@ -105,9 +106,9 @@ class MultiAgentRunnerLoop:
 
         with torch.no_grad():
             if explore:
-                to_env = self.module.forward_exploration(to_module, t=self.t)
+                to_env = forward(self.module, to_module, "exploration", t=self.t)
             else:
-                to_env = self.module.forward_inference(to_module)
+                to_env = forward(self.module, to_module, "inference")
         return self.module_to_env(rl_module=self.module, batch=to_env, episodes=episodes, explore=explore,
                                   shared_data=shared_data)
 
@@ -129,3 +130,21 @@ class MultiAgentRunnerLoop:
             episode.add_env_step(observations=obs[i], actions=actions[i], rewards=rewards[i], infos=infos[i],
                                  terminateds=terminateds[i], truncateds=truncateds[i], extra_model_outputs=dict(extra))
             self.t += 1
+
+
+def forward(module: Any, batch: dict, phase: str, **kwargs) -> dict:
+    """`module.forward_<phase>(batch, **kwargs)` of a MultiRLModule: per module id in the batch, its TorchRLModule's
+    `forward_<phase>`, which sets eval() (a walk over all its submodules) around `_forward_<phase>`. With every
+    module of RLlib's classes' entry points and already in eval mode (as the path keeps them), `_forward_<phase>`
+    directly does the same work; else the module's own entry point."""
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModule
+    from ray.rllib.core.rl_module.rl_module import RLModule
+    from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+
+    entry, inner = f"forward_{phase}", f"_forward_{phase}"
+    subs = [module._rl_modules[mid] for mid in batch if mid in module]
+    if getattr(type(module), entry) is not getattr(RLModule, entry) \
+            or getattr(type(module), inner) is not getattr(MultiRLModule, inner) \
+            or not all(getattr(type(sub), entry) is getattr(TorchRLModule, entry) and not sub.training for sub in subs):
+        return getattr(module, entry)(batch, **kwargs)
+    return {mid: getattr(module._rl_modules[mid], inner)(batch[mid], **kwargs) for mid in batch if mid in module}
