@@ -17,7 +17,8 @@ import pytest
 from tests.support.common import CARTPOLE, ROOT
 from tui_eval.spec import BadInput
 
-SPIN_S = 60  # a join that works takes ~10 s here, one that fails ~5 s; ray.init alone retries ~13 min
+SPIN_S = 120  # a join that works takes ~7 s here, one that fails ~4 s (more on a busy machine); ray.init
+#                alone retried for ~13 min
 
 
 @pytest.fixture(scope="module")
