@@ -95,6 +95,12 @@ def _worker_pythonpath() -> str:
     return os.pathsep.join(dict.fromkeys(e for e in entries if e))
 
 
+def ray_running() -> bool:
+    """Whether Ray is up in this process (without importing it)."""
+    ray = sys.modules.get("ray")
+    return ray is not None and ray.is_initialized()
+
+
 def stop_ray() -> None:
     """Shut the local Ray down and remove its session files (safe to call more than once)."""
     global _temp_dir

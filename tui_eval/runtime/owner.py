@@ -21,6 +21,7 @@ from tui_eval.engine import Engine
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice, StateChanged
 from tui_eval.format import workers_line
 from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
+from tui_eval.local_ray import ray_running, stop_ray
 from tui_eval.outputs import check_outputs, output_path
 from tui_eval.spec import RunSpec
 from tui_eval.store import RunLog
@@ -38,6 +39,9 @@ class RunOwner:
         if not resuming:
             check_outputs(spec)
         self.spec = spec
+        # A run in a process where Ray already runs (a Python session, a test) leaves that Ray up at its end:
+        # what started it may still be using it.
+        self._ray_was_up = ray_running()
         self.log_path = Path(spec.log or "")
         self.lock = ownership.claim(self.log_path, resuming=resuming)
         if not resuming:  # the run exists (and is listed) from now on, even if loading fails
@@ -147,7 +151,7 @@ class RunOwner:
 
     # ------------------------------------------------------------------ the end
     def close(self, status: RunStatus, *, error: str | None = None) -> None:
-        """Write the run's final status, stop serving, let the log go and stop the local Ray."""
+        """Write the run's final status, stop serving, let the log go and stop the local Ray (if this run's)."""
         end = RunMeta(status=status, finished_at=time.time(), error=error)
         if self.engine is not None:
             self._write_snapshot(self.engine)
@@ -159,6 +163,5 @@ class RunOwner:
         self.lock.release()
         if not self.log_path.is_file():  # nothing was ever written: leave nothing behind
             ownership.lock_path(self.log_path).unlink(missing_ok=True)
-        from tui_eval.local_ray import stop_ray
-
-        stop_ray()
+        if not self._ray_was_up:
+            stop_ray()
