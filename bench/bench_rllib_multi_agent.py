@@ -39,7 +39,7 @@ from tui_eval.local_ray import prepare_environment  # noqa: E402
 
 prepare_environment()
 
-from bench_rllib import SEED0, path_runner  # noqa: E402
+from bench_rllib import SEED0, path_runner, plain_evaluate  # noqa: E402
 from common import ListFeed, interleaved  # noqa: E402
 
 ALL = "__all__"
@@ -146,34 +146,6 @@ def env_runner_sample(kind, num_envs: int, episodes: int):
         return steps
 
     return run
-
-
-def plain_evaluate(kind, num_envs: int, episodes: int):
-    """What a user writes: restore the Algorithm, evaluate N episodes on a local evaluation runner."""
-    config = (kind.config.copy(copy_frozen=False)
-              .environment(env_config=kind.env.env_config)
-              .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
-              .evaluation(evaluation_interval=1, evaluation_num_env_runners=0, evaluation_duration=episodes,
-                          evaluation_duration_unit="episodes",
-                          evaluation_config={"num_envs_per_env_runner": num_envs, "explore": False})
-              .callbacks(on_episode_end=count_steps))
-    algo = kind.algo_class(config=config)
-    algo.restore_from_path(str(kind.checkpoint))
-
-    def run() -> int:
-        FINISHED_STEPS.clear()
-        algo.evaluate()
-        return sum(FINISHED_STEPS)
-
-    return run
-
-
-FINISHED_STEPS: list[int] = []
-
-
-def count_steps(*, episode, prev_episode_chunks=(), **kwargs) -> None:
-    """on_episode_end: a finished episode's env steps, its earlier chunks included."""
-    FINISHED_STEPS.append(len(episode) + sum(len(c) for c in prev_episode_chunks))
 
 
 def rllib_pieces_path(kind, num_envs: int):

@@ -53,18 +53,8 @@ class BothMultiAgentTails(BothTails):
 class BothMultiAgentModuleToEnv(BothModuleToEnv):
     """BothModuleToEnv, with every nested key order compared too (per sub-env: the agents' order)."""
 
-    def __call__(self, *, batch, shared_data, **kwargs):
-        import torch
-        import tree
-
-        rng = torch.get_rng_state()
-        mine = self.fused(batch=tree.map_structure(lambda t: t.clone() if hasattr(t, "clone") else t, batch),
-                          shared_data=dict(shared_data), **kwargs)
-        torch.set_rng_state(rng)
-        theirs = self.real(batch=batch, shared_data=shared_data, **kwargs)
-        self.calls += 1
-        self.found += differences(mine, theirs) + order_differences(mine, theirs)
-        return theirs
+    def compare(self, mine, theirs) -> list:
+        return differences(mine, theirs) + order_differences(mine, theirs)
 
 
 def rllib_pieces_path(kind, num_envs: int):
