@@ -36,7 +36,6 @@ connectors >= 0.9x bare, generic >= 0.6x bare.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
@@ -50,7 +49,7 @@ from tui_eval.local_ray import prepare_environment  # noqa: E402
 
 prepare_environment()
 
-from common import ListFeed, interleaved  # noqa: E402
+from common import ListFeed, interleaved, rllib_bench_options, run_title  # noqa: E402
 
 CHECKPOINT = ROOT / "assets" / "ppo_cartpole"
 SEED0 = 1_000_000_000
@@ -307,20 +306,11 @@ def report(title: str, rates: dict[str, float]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--num-envs", type=int, default=8)
-    parser.add_argument("--episodes", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
-    parser.add_argument("--only", help="comma-separated contenders, e.g. evaluate,evaluate-first-n,plain")
-    parser.add_argument("--cpu-time", action="store_true", help="time by this process's CPU time (see above)")
-    args = parser.parse_args()
-    only = set(args.only.split(",")) if args.only else None
-    rates = measure(args.checkpoint.resolve(), args.num_envs, args.episodes, args.rounds, only=only,
+    args = rllib_bench_options(__doc__.splitlines()[0], episodes=100, checkpoint=CHECKPOINT,
+                               only_example="evaluate,evaluate-first-n,plain")
+    rates = measure(args.checkpoint.resolve(), args.num_envs, args.episodes, args.rounds, only=args.only,
                     cpu_time=args.cpu_time)
-    report(f"{args.checkpoint.name}, {args.num_envs} envs, {args.episodes} episodes per round, "
-           f"median of {args.rounds} interleaved rounds, explore off"
-           + (", CPU time of this process" if args.cpu_time else ""), rates)
+    report(run_title(args), rates)
 
 
 if __name__ == "__main__":

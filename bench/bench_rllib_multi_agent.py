@@ -25,7 +25,6 @@ Steps are env steps of finished episodes, for every contender.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
@@ -40,7 +39,7 @@ from tui_eval.local_ray import prepare_environment  # noqa: E402
 prepare_environment()
 
 from bench_rllib import SEED0, path_runner, plain_evaluate  # noqa: E402
-from common import ListFeed, interleaved  # noqa: E402
+from common import ListFeed, interleaved, rllib_bench_options, run_title  # noqa: E402
 
 ALL = "__all__"
 
@@ -198,20 +197,11 @@ def report(title: str, rates: dict[str, float]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", type=Path, required=True, help="a multi-agent checkpoint (see above)")
-    parser.add_argument("--num-envs", type=int, default=8)
-    parser.add_argument("--episodes", type=int, default=60)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", help="comma-separated contenders, e.g. bare,connectors,envrunner")
-    parser.add_argument("--cpu-time", action="store_true", help="time by this process's CPU time (see above)")
-    args = parser.parse_args()
-    only = set(args.only.split(",")) if args.only else None
-    rates = measure(args.checkpoint.resolve(), args.num_envs, args.episodes, args.rounds, only=only,
+    args = rllib_bench_options(__doc__.splitlines()[0], episodes=60, checkpoint=None,
+                               only_example="bare,connectors,envrunner")
+    rates = measure(args.checkpoint.resolve(), args.num_envs, args.episodes, args.rounds, only=args.only,
                     cpu_time=args.cpu_time)
-    report(f"{args.checkpoint.name}, {args.num_envs} envs, {args.episodes} episodes per round, "
-           f"median of {args.rounds} interleaved rounds, explore off"
-           + (", CPU time of this process" if args.cpu_time else ""), rates)
+    report(run_title(args), rates)
 
 
 if __name__ == "__main__":

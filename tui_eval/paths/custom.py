@@ -165,14 +165,7 @@ class CustomPath(InferencePath):
         self.seed_feed.seed = (seed, block)
         self.env.keep_actions = keep_actions
         self.env.begin()
-        if self.form == "episode":
-            self.target(self.env)
-        else:
-            if hasattr(self.target, "reset"):
-                self.target.reset()
-            obs, _ = self.env.reset()
-            while not self.env.done:
-                obs, *_ = self.env.step(self.target.act(obs))
+        play_target(self.target, self.form, self.env)
         return self.env
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
@@ -198,3 +191,17 @@ class CustomPath(InferencePath):
         close = getattr(self.target, "close", None)
         if callable(close):
             close()
+
+
+def play_target(target, form: str, env, next_obs=None) -> None:
+    """One episode of a user's `run_episode(env)` (form "episode") or `act(obs)` policy on `env`, which says
+    when it is `done`; `next_obs(step)`: the observation the policy acts on next (default: the step's)."""
+    if form == "episode":
+        target(env)
+        return
+    if hasattr(target, "reset"):
+        target.reset()
+    obs, _ = env.reset()
+    while not env.done:
+        step = env.step(target.act(obs))
+        obs = step[0] if next_obs is None else next_obs(step)

@@ -32,7 +32,7 @@ from tui_eval.feed import SeedFeed
 from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
 from tui_eval.integrations.rllib.paths.multi_agent_record import multi_agent_record
 from tui_eval.paths.base import Emit
-from tui_eval.paths.custom import CurrentSeed, CustomPath
+from tui_eval.paths.custom import CurrentSeed, CustomPath, play_target
 
 
 class RecordingGuard(MultiAgentGuardedEnv):
@@ -115,16 +115,7 @@ class MultiAgentCustomPath(CustomPath):
         self.seed_feed.seed = (seed, block)
         self.guarded.keep_actions = keep_actions
         self.guarded.begin()
-        if self.form == "episode":
-            self.target(self.guarded)
-        else:
-            if hasattr(self.target, "reset"):
-                self.target.reset()
-            obs, _ = self.guarded.reset()
-            while not self.guarded.done:
-                obs, _, terminateds, truncateds, _ = self.guarded.step(self.target.act(obs))
-                # as MultiAgentEnvRunner: an agent whose episode ended acts no more
-                obs = {a: o for a, o in obs.items() if not (terminateds.get(a) or truncateds.get(a))}
+        play_target(self.target, self.form, self.guarded, next_obs=_agents_still_acting)
         return self.guarded
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
@@ -147,3 +138,10 @@ class MultiAgentCustomPath(CustomPath):
             emit(multi_agent_record(path=self.name, facts=facts, chunks=chunks,
                                     module_ids=self.module_ids, view=self.view,
                                     wall_s=time.perf_counter() - started, explore=self.explore))
+
+
+def _agents_still_acting(step) -> dict:
+    """The step's observations less those of agents whose episode ended: as in MultiAgentEnvRunner, they act
+    no more."""
+    obs, _, terminateds, truncateds, _ = step
+    return {a: o for a, o in obs.items() if not (terminateds.get(a) or truncateds.get(a))}
