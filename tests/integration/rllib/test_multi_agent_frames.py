@@ -16,7 +16,7 @@ from tui_eval.ui.frame_renderers import FrameOptions
 
 async def test_the_frame_panel_shows_both_paths_of_a_multi_agent_run_on_one_seed(zoo, tmp_path, apps):  # noqa: F811
     argv = [str(zoo / "multi_agent"), "--log", str(tmp_path / "run.sqlite"), "--explore", "evaluate=off",
-            "--num-envs", "2", "--episodes", "8"]
+            "--num-envs", "2", "--episodes", "400"]  # more than play before the panel asks for frames
     app = EvalApp(plan_run(spec_from_args(build_parser().parse_args(argv))), frames=FrameOptions(show=True, fps=10))
     apps.append(app)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -27,6 +27,7 @@ async def test_the_frame_panel_shows_both_paths_of_a_multi_agent_run_on_one_seed
             height, width = pane.image.image.shape[:2]
             assert height > 1.5 * width  # three CartPoles (3:2 each) one above the other
         guards = [sub.unwrapped for sub in app.engine.paths["connectors"].env.envs]
+        app.engine.stop()  # the frames are shown: no need to play the rest
         await wait_for(pilot, lambda: app.engine.state == "done", timeout=90, what="the run's end")
         # rgb_array is set for each render call alone, on the agents' CartPoles too, then put back
         assert {g.render_mode for g in guards} | {e.unwrapped.render_mode for g in guards for e in g.env.envs} == \
