@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.bad_input import assert_one_line_error
-from tests.support.common import CARTPOLE, ROOT, cli, wait_until
+from tests.support.common import CARTPOLE, ROOT, cli, episodes_in, wait_until
 from tui_eval.runtime import ownership
 from tui_eval.store import RunLog
 
@@ -38,10 +38,7 @@ def _status(log: Path) -> str:
 
 
 def _count(log: Path) -> int:
-    try:
-        return RunLog(log, readonly=True).count()
-    except Exception:  # not created yet
-        return 0
+    return episodes_in(log)
 
 
 def _shell_env() -> str:

@@ -32,3 +32,15 @@ def wait_until(condition, timeout: float = 60.0, interval: float = 0.05):
             return value
         time.sleep(interval)
     raise AssertionError(f"condition not met within {timeout}s")
+
+
+def episodes_in(log: Path) -> int:
+    """Episodes a run's log holds so far; 0 while its writer has not created it (or its tables) yet."""
+    import sqlite3
+
+    from tui_eval.store import RunLog
+
+    try:
+        return RunLog(log, readonly=True).count()
+    except (sqlite3.Error, OSError):
+        return 0
