@@ -60,7 +60,7 @@ def main(argv: list[str]) -> None:
     import ray
 
     names = argv or list(DEMOS)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     for name in names:
         train(name if name.startswith("ppo_") else f"ppo_{name}")
     ray.shutdown()

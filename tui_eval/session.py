@@ -142,33 +142,61 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
         explore=plan.explore, facts=plan.facts,
         repeatable_seeds=plan.repeatable_seeds, versions=versions(), started_at=time.time(), status=RunStatus.LOADING,
     ).write(log)
-    built = []
-    build = path_builder(plan)
-    try:
-        for name in plan.paths:
-            t0 = time.perf_counter()
-            built.append(build(name, plan.explore[name]))
-            if on_loaded is not None:
-                on_loaded(name, time.perf_counter() - t0)
-    except BadInput:
-        raise
-    except Exception as exc:
-        for path in built:
-            path.close()
-        raise BadInput(f"could not load path {name!r}: {first_line(exc, 180)}") from exc
+    built = load_paths(plan, on_loaded)
     bounds = return_bounds(plan)
     RunMeta(descriptions={p.name: p.description for p in built}, status=RunStatus.RUNNING,
             return_bounds=None if bounds is None else list(bounds)).write(log)
     engine = Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
                     equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
-                    rebuild=build, repeatable=plan.repeatable_seeds)
+                    rebuild=path_builder(plan), repeatable=plan.repeatable_seeds)
     watch_decision(engine, spec)  # --until-decided: ends the run at the answer
     return engine
 
 
-def path_builder(plan: Plan) -> Callable[[str, bool], InferencePath]:
-    """(name, explore) -> a loaded path: in this process, or in Ray actors with `--workers`/`--ray-address`
-    (a path that scales its own library's way, RLlib's evaluate, is built here and spreads itself)."""
+def load_paths(plan: Plan, on_loaded: Callable[[str, float], object] | None = None) -> list[InferencePath]:
+    """Every path of the plan, loaded, in its order. Paths whose actors load on Ray are spawned first, so
+    that they load while this process builds the others; `on_loaded` hears each one as it is ready."""
+    build = path_builder(plan, wait=False)
+    order = sorted(plan.paths, key=lambda name: not loads_in_actors(plan, name))
+    started, built = time.perf_counter(), {}
+    name = order[0]
+    try:
+        for name in order:
+            t0 = time.perf_counter()
+            built[name] = build(name, plan.explore[name])
+            if on_loaded is not None and not loads_in_actors(plan, name):
+                on_loaded(name, time.perf_counter() - t0)
+        for name in order:
+            if loads_in_actors(plan, name):
+                built[name].wait_loaded()
+                if on_loaded is not None:
+                    on_loaded(name, time.perf_counter() - started)
+    except BadInput:
+        _close_all(built.values())
+        raise
+    except Exception as exc:
+        _close_all(built.values())
+        raise BadInput(f"could not load path {name!r}: {first_line(exc, 180)}") from exc
+    return [built[name] for name in plan.paths]
+
+
+def _close_all(paths) -> None:
+    for path in paths:
+        try:
+            path.close()
+        except Exception:  # closing what failed to load: the load's own error is the one to report
+            pass
+
+
+def loads_in_actors(plan: Plan, name: str) -> bool:
+    """Path `name` runs in Ray actors of its own (`--workers`/`--ray-address`), not in this process (a path
+    that scales its own library's way, RLlib's evaluate, is built here and spreads itself)."""
+    return plan.spec.on_ray and not plan.kind.scales_itself(name)
+
+
+def path_builder(plan: Plan, wait: bool = True) -> Callable[[str, bool], InferencePath]:
+    """(name, explore) -> a path: in this process, or in Ray actors (`loads_in_actors`), loaded on return
+    with `wait`, else maybe still loading (`InferencePath.wait_loaded`)."""
     kind, spec = plan.kind, plan.spec
     if not spec.on_ray:
         return kind.build_path
@@ -177,8 +205,8 @@ def path_builder(plan: Plan) -> Callable[[str, bool], InferencePath]:
     actors = spec.workers * len(plan.paths)
 
     def build(name: str, explore: bool) -> InferencePath:
-        if kind.scales_itself(name):
+        if not loads_in_actors(plan, name):
             return kind.build_path(name, explore)
-        return build_remote_path(spec, name, explore, actors)
+        return build_remote_path(spec, name, explore, actors, wait=wait)
 
     return build

@@ -38,7 +38,7 @@ def save(config: PPOConfig, out: Path) -> None:
 
 
 def main(out: Path) -> None:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     save(small(PPOConfig().environment("CartPole-v1")).env_runners(env_to_module_connector=mean_std_filter),
          out / "meanstd")
     print("trained meanstd", flush=True)

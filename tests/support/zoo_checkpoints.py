@@ -192,7 +192,7 @@ def save(config, out: Path, train: bool = True) -> None:
 
 
 def main(out: Path, names: list[str]) -> None:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     every = [*ALGORITHMS, *EXTRA, *OFFLINE]
     for name in every if names == ["all"] else names or list(ALGORITHMS):
         config = OFFLINE[name](out) if name in OFFLINE else {**ALGORITHMS, **EXTRA}[name]()

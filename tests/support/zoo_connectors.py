@@ -143,7 +143,7 @@ def train(name: str, out: Path) -> None:
 
 def main(argv: list[str]) -> None:
     out, names = Path(argv[0]).resolve(), argv[1:] or list(ZOO)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     for name in names:
         train(name, out)
         print(f"trained {name}", flush=True)

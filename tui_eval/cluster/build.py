@@ -16,8 +16,9 @@ from tui_eval.spec import RUN_OPTIONS, RunSpec
 ACTOR_THREADS = 6
 
 
-def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int) -> RemotePath:
-    """`spec.workers` actors, each building path `name` as the run would in-process."""
+def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int, wait: bool = True) -> RemotePath:
+    """`spec.workers` actors, each building path `name` as the run would in-process (loaded on return
+    with `wait`, else loading: `RemotePath.wait_loaded`)."""
     import ray
 
     from tui_eval.cluster.worker import PathWorker
@@ -32,7 +33,7 @@ def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int) -> R
         return actor_class.options(name=actor_name(f"worker-{name}"), **options).remote(
             portable, name, explore, cwd, resources.threads)
 
-    return RemotePath(name, explore, spawn, spec.workers)
+    return RemotePath(name, explore, spawn, spec.workers, wait=wait)
 
 
 def portable_spec(spec: RunSpec) -> RunSpec:

@@ -50,9 +50,8 @@ class _Slot:
 
 class RemotePath(InferencePath):
     def __init__(self, name: str, explore: bool, spawn: Callable[[bool], Any], workers: int,
-                 block: int = DEFAULT_BLOCK):
-        import ray
-
+                 block: int = DEFAULT_BLOCK, wait: bool = True):
+        """Spawn the actors; with `wait`, return once they have loaded (else `wait_loaded` does)."""
         self.name, self.explore, self.replicas = name, explore, workers
         self._spawn = spawn  # explore -> a new actor handle
         self._block = block
@@ -62,15 +61,27 @@ class RemotePath(InferencePath):
         self._held = False
         self.restarts = 0
         self._slots = [_Slot(spawn(explore)) for _ in range(workers)]
+        self._loading: list[Any] | None = [s.handle.placement.remote() for s in self._slots]
+        self._note_placement()
+        if wait:
+            self.wait_loaded()
+
+    def wait_loaded(self) -> None:
+        import ray
+
+        if self._loading is None:
+            return
         try:
-            infos = ray.get([s.handle.placement.remote() for s in self._slots], timeout=LOAD_TIMEOUT_S)
+            infos = ray.get(self._loading, timeout=LOAD_TIMEOUT_S)
         except BaseException:
             self.close()
             raise
+        self._loading = None
         for slot, info in zip(self._slots, infos):
             slot.info = info
         self._note_placement()
-        self.description = f"{infos[0]['description']}; in {workers} Ray actors, seeds in blocks of {block}"
+        self.description = (f"{infos[0]['description']}; in {self.replicas} Ray actors, "
+                            f"seeds in blocks of {self._block}")
 
     def _note_placement(self) -> None:
         self.placement = tuple(slot.where for slot in self._slots)
@@ -78,6 +89,7 @@ class RemotePath(InferencePath):
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         import ray
 
+        self.wait_loaded()
         self._feed = feed  # type: ignore[assignment]  # the engine's feed is a SupervisedFeed
         dry = False
         try:

@@ -52,6 +52,10 @@ class InferencePath(ABC):
     @abstractmethod
     def run(self, feed: SeedFeed, emit: Emit) -> None: ...
 
+    def wait_loaded(self) -> None:
+        """Return once the path can run. A path built in this process is loaded when built; one whose
+        actors load elsewhere may be built before they are ready, so the run's other paths load meanwhile."""
+
     def set_explore(self, explore: bool) -> None:
         self.explore = explore
 

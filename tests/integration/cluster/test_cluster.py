@@ -113,9 +113,31 @@ def test_no_episode_starts_once_the_pause_is_shown(tmp_path):
     assert len(seeds) == len(set(seeds))
 
 
-def test_evaluate_on_two_evaluation_runners_matches_connectors_exactly(tmp_path):
-    engine, records = run_to_end(CARTPOLE, "--seeds", "0:12", "--explore", "evaluate=off", "--workers", "2",
-                                 "--num-envs", "2", log=tmp_path / "run.sqlite")
+def test_evaluate_on_two_evaluation_runners_matches_connectors_exactly(tmp_path, monkeypatch):
+    from ray.util import list_named_actors
+
+    plan = plan_for(CARTPOLE, "--seeds", "0:12", "--explore", "evaluate=off", "--workers", "2", "--num-envs", "2",
+                    log=tmp_path / "run.sqlite")
+    # the connectors actors are spawned first and load while this process builds the evaluate path
+    workers_when_built: dict[str, list[str]] = {}
+    build_here = plan.kind.build_path
+
+    def build_path(name: str, explore: bool):
+        workers_when_built[name] = [a for a in list_named_actors() if "worker-connectors" in a]
+        return build_here(name, explore)
+
+    monkeypatch.setattr(plan.kind, "build_path", build_path)
+    loaded: list[str] = []
+    engine = start_engine(plan, on_loaded=lambda name, seconds: loaded.append(name))
+    assert list(workers_when_built) == ["evaluate"] and len(workers_when_built["evaluate"]) == 2, workers_when_built
+    assert loaded == ["evaluate", "connectors"] and list(engine.paths) == plan.paths
+    assert all(" pid " in where for where in engine.paths["connectors"].placement)
+    engine.start()
+    try:
+        assert engine.wait(180), "the run did not finish in time"
+    finally:
+        engine.close()
+    records = engine.log.records()
     assert len(engine.paths["evaluate"].placement) == 2  # two remote evaluation runners
     _once_each(records, "evaluate", range(12))
     _once_each(records, "connectors", range(12))

@@ -73,7 +73,7 @@ BUILDERS = {f.__name__: f for f in (experiment, eval_time_limit, strict_module, 
 
 def main(argv: list[str]) -> None:
     out, names = Path(argv[0]).resolve(), argv[1:] or list(BUILDERS)  # pyarrow needs absolute paths
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     for name in names:
         BUILDERS[name](out)
         print(f"trained {name}", flush=True)
