@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import os
 import secrets
 import shutil
@@ -109,6 +110,9 @@ def stop_ray() -> None:
 
         if ray.is_initialized():
             _keep_tune_registrations()
+            # Free unreachable objects that hold Ray references (a closed run's runners and results) while
+            # Ray is up: freed after shutdown, from whichever thread collects them, they end the process.
+            gc.collect()
             ray.shutdown()
     finally:
         if _temp_dir is not None:
