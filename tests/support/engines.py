@@ -19,12 +19,17 @@ def plan_for(checkpoint: Path, *args: str, log: Path):
 def run_to_end(checkpoint: Path, *args: str, log: Path, timeout: float = 180):
     """Run a headless engine to completion; returns (engine, records)."""
     engine = start_engine(plan_for(checkpoint, *args, log=log))
+    return engine, finish(engine, timeout)
+
+
+def finish(engine, timeout: float = 180):
+    """Start a loaded engine, wait for its end and close it (also when it does not end); its records."""
     engine.start()
     try:
         assert engine.wait(timeout), "the run did not finish in time"
     finally:
         engine.close()
-    return engine, engine.log.records()
+    return engine.log.records()
 
 
 def by_seed(records, path: str) -> dict[int, float]:

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from tests.support.common import CARTPOLE, ROOT, cli, wait_until
-from tests.support.engines import by_seed, plan_for, run_to_end
+from tests.support.engines import by_seed, finish, plan_for, run_to_end
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.env_seeding import PROBE_SEED
 from tui_eval.events import PathFailed, StateChanged
@@ -133,12 +133,7 @@ def test_evaluate_on_two_evaluation_runners_matches_connectors_exactly(tmp_path,
     assert list(workers_when_built) == ["evaluate"] and len(workers_when_built["evaluate"]) == 2, workers_when_built
     assert loaded == ["evaluate", "connectors"] and list(engine.paths) == plan.paths
     assert all(" pid " in where for where in engine.paths["connectors"].placement)
-    engine.start()
-    try:
-        assert engine.wait(180), "the run did not finish in time"
-    finally:
-        engine.close()
-    records = engine.log.records()
+    records = finish(engine)
     assert len(engine.paths["evaluate"].placement) == 2  # two remote evaluation runners
     _once_each(records, "evaluate", range(12))
     _once_each(records, "connectors", range(12))

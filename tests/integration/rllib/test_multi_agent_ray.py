@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from tests.support import multi_agent_fault_envs as envs
-from tests.support.engines import plan_for
+from tests.support.engines import finish, plan_for
 from tui_eval.events import PathFailed
 from tui_eval.session import start_engine
 
@@ -26,12 +26,7 @@ def test_two_workers_per_path_give_identical_module_returns_and_a_frozen_world_i
         "--workers", "2", "--num-envs", "2", "--step-timeout", "1", log=tmp_path / "run.sqlite"))
     failures: list[PathFailed] = []
     engine.subscribe(lambda event: failures.append(event) if isinstance(event, PathFailed) else None)
-    engine.start()
-    try:
-        assert engine.wait(240), "the run did not finish"
-    finally:
-        engine.close()
-    records = engine.log.records()
+    records = finish(engine, timeout=240)
     assert "2 remote evaluation EnvRunners" in engine.paths["evaluate"].description
     assert "in 2 Ray actors" in engine.paths["connectors"].description
     ran = {}
