@@ -20,7 +20,7 @@ from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, Pa
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.hub import FrameHub
 from tui_eval.lifecycle import EngineState
-from tui_eval.paths.base import InferencePath, PathGivenUp
+from tui_eval.paths.base import InferencePath, PathGivenUp, close_quietly
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ComparisonSummary, ReturnBounds, ReturnsSnapshot, RunStats
 from tui_eval.store import RunLog
@@ -199,7 +199,7 @@ class Engine:
 
     def close(self) -> None:
         for path in self.paths.values():
-            _close_quietly(path)
+            close_quietly(path)
 
     def restore(self, blocks: list[SeedBlock], records: list[EpisodeRecord]) -> None:
         """Continue a run from its log, before `start`: the blocks it had, its statistics, and per path the
@@ -361,7 +361,7 @@ class Engine:
             return True
         self.paths[name] = fresh
         if close_old:
-            _close_quietly(path)
+            close_quietly(path)
         return False
 
     def worker_lost(self, name: str, message: str, details: str = "") -> bool:
@@ -436,10 +436,3 @@ class Engine:
             self._finish(name)
             return
         self._start_worker(name)
-
-
-def _close_quietly(path: InferencePath) -> None:
-    try:
-        path.close()
-    except Exception:  # a failed path may fail to close too; it is being replaced
-        pass

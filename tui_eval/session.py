@@ -16,7 +16,7 @@ from tui_eval.integrations.base import CheckpointKind
 from tui_eval.kinds import load_kind
 from tui_eval.lifecycle import RunMeta, RunStatus
 from tui_eval.outputs import default_log_path
-from tui_eval.paths.base import InferencePath
+from tui_eval.paths.base import InferencePath, close_quietly
 from tui_eval.paths.ray_names import end_actors_of, set_run
 from tui_eval.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.store import RunLog
@@ -156,36 +156,27 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
 def load_paths(plan: Plan, on_loaded: Callable[[str, float], object] | None = None) -> list[InferencePath]:
     """Every path of the plan, loaded, in its order. Paths whose actors load on Ray are spawned first, so
     that they load while this process builds the others; `on_loaded` hears each one as it is ready."""
+    heard = on_loaded or (lambda name, seconds: None)
+    in_actors = [name for name in plan.paths if loads_in_actors(plan, name)]
     build = path_builder(plan, wait=False)
-    order = sorted(plan.paths, key=lambda name: not loads_in_actors(plan, name))
     started, built = time.perf_counter(), {}
-    name = order[0]
+    name = plan.paths[0]
     try:
-        for name in order:
+        for name in in_actors + [n for n in plan.paths if n not in in_actors]:
             t0 = time.perf_counter()
             built[name] = build(name, plan.explore[name])
-            if on_loaded is not None and not loads_in_actors(plan, name):
-                on_loaded(name, time.perf_counter() - t0)
-        for name in order:
-            if loads_in_actors(plan, name):
-                built[name].wait_loaded()
-                if on_loaded is not None:
-                    on_loaded(name, time.perf_counter() - started)
-    except BadInput:
-        _close_all(built.values())
-        raise
+            if name not in in_actors:
+                heard(name, time.perf_counter() - t0)
+        for name in in_actors:
+            built[name].wait_loaded()
+            heard(name, time.perf_counter() - started)
     except Exception as exc:
-        _close_all(built.values())
+        for path in built.values():
+            close_quietly(path)
+        if isinstance(exc, BadInput):
+            raise
         raise BadInput(f"could not load path {name!r}: {first_line(exc, 180)}") from exc
     return [built[name] for name in plan.paths]
-
-
-def _close_all(paths) -> None:
-    for path in paths:
-        try:
-            path.close()
-        except Exception:  # closing what failed to load: the load's own error is the one to report
-            pass
 
 
 def loads_in_actors(plan: Plan, name: str) -> bool:

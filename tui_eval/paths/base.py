@@ -77,3 +77,12 @@ class InferencePath(ABC):
 
     def close(self) -> None:
         """Release envs, runners, sessions."""
+
+
+def close_quietly(path: InferencePath) -> None:
+    """Close a path that failed, or whose load failed: it may fail to close too, and the first error is the one
+    that matters."""
+    try:
+        path.close()
+    except Exception:
+        pass
