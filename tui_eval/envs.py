@@ -11,6 +11,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from tui_eval import global_rng
 from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
 
@@ -61,6 +62,10 @@ def read_success(info: dict[str, Any], success_key: str | None) -> bool | None:
 class GuardedEnv(gym.Wrapper):
     """Seeds every reset from the run's seed feed and turns a broken world into an invalid episode.
 
+    The process-wide generators (`random`, NumPy's, torch's) are seeded from the episode's seed right before
+    the env's reset, and an env that draws from them keeps its own copy across its calls
+    (tui_eval/global_rng.py): so the episode follows its seed, whatever the policy or other sub-envs drew.
+
     Invalid (non-finite observation/reward/action, an exception from the env, a step slower than
     `step_timeout`): the episode terminates at once with reward 0 and `info[INVALID_KEY]` naming the
     reason, and the last finite observation is returned so that the policy never sees NaN.
@@ -92,6 +97,8 @@ class GuardedEnv(gym.Wrapper):
         # the path's frame tap while this env is the one whose frames are shown (tui_eval.frames.hub);
         # None otherwise, so that every other env pays one attribute check per step
         self.shown: Any = None
+        kept = global_rng.kept_apart()
+        self._streams = global_rng.EnvStreams(kept) if kept else None
 
     @property
     def episode_steps(self) -> int:
@@ -116,6 +123,9 @@ class GuardedEnv(gym.Wrapper):
         self.seed = seed
         self._steps = 0
         self._pending_invalid = None
+        streams = self._streams
+        if seed is not None:
+            global_rng.seed_all(seed) if streams is None else streams.seeded(seed)
         try:
             obs, info = self.env.reset(seed=seed, options=options)
         except Exception as exc:  # a broken world must not stop the run
@@ -125,6 +135,9 @@ class GuardedEnv(gym.Wrapper):
             if not all_finite(obs):
                 self._pending_invalid = "non-finite observation at reset"
                 obs = self.observation_space.sample()
+        finally:
+            if streams is not None and seed is not None:
+                streams.leave()
         self._last_obs = obs
         tap = getattr(self.feed, "frames", None)
         if tap is not None:
@@ -151,11 +164,16 @@ class GuardedEnv(gym.Wrapper):
         if heartbeat is not None:  # the engine's watchdog notices a step that never returns
             heartbeat.step_started(self.seed, self.block)
         started = time.perf_counter() if self.step_timeout is not None else 0.0
+        streams = self._streams
+        if streams is not None:
+            streams.enter()
         try:
             obs, reward, terminated, truncated, info = self.env.step(action)
         except Exception as exc:  # a broken world must not stop the run: its episode is invalid
             return self._invalid(f"env raised at step {self._steps}: {first_line(exc)}")
         finally:
+            if streams is not None:
+                streams.leave()
             if heartbeat is not None:
                 heartbeat.step_ended()
         if self.step_timeout is not None and (took := time.perf_counter() - started) > self.step_timeout:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_eval import global_rng
 from tui_eval.decide import check_gate_paths, watch_decision
 from tui_eval.engine import Engine
 from tui_eval.errors import first_line
@@ -88,6 +89,9 @@ def plan_run(spec: RunSpec) -> Plan:
     kind.prepare_process(paths)
     seeding = kind.seed_check()
     facts["env seeding"] = seeding.line
+    global_rng.keep_apart(seeding.draws)  # before any env is built, here or in a path's process
+    facts["env randomness"] = global_rng.describe(seeding.draws)
+    facts["processes"] = processes_line(spec, kind, paths)
     plan = Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts,
                 repeatable_seeds=seeding.repeats is not False)
     bounds = return_bounds(plan)
@@ -157,7 +161,7 @@ def load_paths(plan: Plan, on_loaded: Callable[[str, float], object] | None = No
     """Every path of the plan, loaded, in its order. Paths whose actors load on Ray are spawned first, so
     that they load while this process builds the others; `on_loaded` hears each one as it is ready."""
     heard = on_loaded or (lambda name, seconds: None)
-    in_actors = [name for name in plan.paths if loads_in_actors(plan, name)]
+    in_actors = [name for name in plan.paths if loads_in_actors(plan, name) or in_own_process(plan, name)]
     build = path_builder(plan, wait=False)
     started, built = time.perf_counter(), {}
     name = plan.paths[0]
@@ -179,6 +183,31 @@ def load_paths(plan: Plan, on_loaded: Callable[[str, float], object] | None = No
     return [built[name] for name in plan.paths]
 
 
+def host_path(spec: RunSpec, kind: CheckpointKind, paths: list[str]) -> str | None:
+    """The one path that runs in the run's own process (None: every path has a process of its own or runs
+    on Ray). It shares that process with no other path: with `--in-process`, all of them do (threads)."""
+    if spec.on_ray:
+        return None
+    preferred = [name for name in paths if kind.needs_run_process(name)]
+    return (preferred or paths)[0]
+
+
+def in_own_process(plan: Plan, name: str) -> bool:
+    """Path `name` runs in a process of its own (tui_eval/isolation/process_path.py)."""
+    spec = plan.spec
+    return not spec.in_process and not spec.on_ray and name != host_path(spec, plan.kind, plan.paths)
+
+
+def processes_line(spec: RunSpec, kind: CheckpointKind, paths: list[str]) -> str:
+    if spec.on_ray:
+        return "each path in Ray actors of its own"
+    if spec.in_process or len(paths) < 2:
+        return ("every path a thread of this process (--in-process): they share its random generators and "
+                "simulator contexts" if len(paths) > 1 else "one path, in this process")
+    host = host_path(spec, kind, paths)
+    return f"{host} in this process, {', '.join(p for p in paths if p != host)} each in a process of its own"
+
+
 def loads_in_actors(plan: Plan, name: str) -> bool:
     """Path `name` runs in Ray actors of its own (`--workers`/`--ray-address`), not in this process (a path
     that scales its own library's way, RLlib's evaluate, is built here and spreads itself)."""
@@ -190,7 +219,8 @@ def path_builder(plan: Plan, wait: bool = True) -> Callable[[str, bool], Inferen
     with `wait`, else maybe still loading (`InferencePath.wait_loaded`)."""
     kind, spec = plan.kind, plan.spec
     if not spec.on_ray:
-        return kind.build_path
+        return lambda name, explore: (build_process_path(plan, name, explore, wait) if in_own_process(plan, name)
+                                      else kind.build_path(name, explore))
     from tui_eval.cluster.build import build_remote_path
 
     actors = spec.workers * len(plan.paths)
@@ -201,3 +231,13 @@ def path_builder(plan: Plan, wait: bool = True) -> Callable[[str, bool], Inferen
         return build_remote_path(spec, name, explore, actors, wait=wait)
 
     return build
+
+
+def build_process_path(plan: Plan, name: str, explore: bool, wait: bool = True) -> InferencePath:
+    """Path `name` in a process of its own, built there from the run's spec as the run would build it."""
+    from tui_eval.cluster.build import portable_spec
+    from tui_eval.isolation.process_path import ProcessPath
+
+    threads, _ = cpu_threads(len(plan.paths), plan.spec.device)
+    setup = {"cwd": os.getcwd(), "threads": threads or 0, "keep_apart": sorted(global_rng.kept_apart())}
+    return ProcessPath(portable_spec(plan.spec), name, explore, setup, wait=wait)

@@ -130,6 +130,7 @@ class RunSpec:
     vs_env_config: dict[str, Any] = field(default_factory=dict)  # --vs-env-config JSON
     vs_vecenv: str | None = None  # --vs-vecenv MODULE:FUNCTION (rsl_rl): the second env as a VecEnv factory
     workers: int = 1  # --workers N: each path's episodes in N Ray actors (1: in this process, no Ray)
+    in_process: bool = False  # --in-process: every path a thread of the run's process (they share its state)
     ray_address: str | None = None  # --ray-address: join this Ray cluster (None: a local loopback Ray)
     # rsl_rl only
     agent_cfg: str | None = None
@@ -221,6 +222,9 @@ RUN_OPTIONS: tuple[Option, ...] = (
            "Ray); RLlib's evaluate path uses N evaluation env runners", type=int,
            parse=o.positive("--workers must be 1 or more (1: in this process), got {}"), recorded=_RESET,
            remote=_RESET),
+    Option("in_process", ("--in-process",), "run every path as a thread of this process (starts faster; the "
+           "paths then share process-wide generators and simulator contexts); default: one path per process",
+           "store_true", recorded=_RESET, remote=_RESET),
     Option("ray_address", ("--ray-address",), "with --workers: join this Ray cluster (default: start a local Ray "
            "on loopback)", metavar="auto|HOST:PORT|ray://HOST:PORT", recorded=_RESET, remote=_RESET),
     Option("imports", ("--import",), "import your code first (env registrations, classes the checkpoint refers "

@@ -21,6 +21,8 @@ def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int, wait
     with `wait`, else loading: `RemotePath.wait_loaded`)."""
     import ray
 
+    from tui_eval import global_rng
+
     from tui_eval.cluster.worker import PathWorker
 
     resources = actor_resources(spec, actors)
@@ -31,7 +33,7 @@ def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int, wait
 
     def spawn(explore: bool):  # named after the run, so that a resumed run can end what a dead one left
         return actor_class.options(name=actor_name(f"worker-{name}"), **options).remote(
-            portable, name, explore, cwd, resources.threads)
+            portable, name, explore, cwd, resources.threads, tuple(global_rng.kept_apart()))
 
     return RemotePath(name, explore, spawn, spec.workers, wait=wait)
 

@@ -35,6 +35,7 @@ class _QueueFeed:
     def __init__(self, owner: PathWorker):
         self._owner = owner
         self.heartbeat = owner._heartbeat  # the actor's own watchdog reads it (None: no --step-timeout)
+        self.frames = owner.frames  # the path's frame tap in this process (a path process relays it), or None
 
     def take(self) -> Seed | None:
         return self._owner._take()
@@ -45,7 +46,12 @@ class _QueueFeed:
 
 
 class PathWorker:
-    def __init__(self, spec: RunSpec, name: str, explore: bool, driver_cwd: str, threads: int):
+    def __init__(self, spec: RunSpec, name: str, explore: bool, driver_cwd: str, threads: int,
+                 keep_apart: tuple[str, ...] = (), frames: Any = None, in_ray: bool = True):
+        from tui_eval import global_rng
+
+        global_rng.keep_apart(keep_apart)  # as the driver's seed probe found (before any env is built)
+        self.frames = frames
         if os.path.isdir(driver_cwd) and driver_cwd not in sys.path:  # the user's modules, as on the driver
             sys.path.insert(0, driver_cwd)
         if not Path(spec.checkpoint).expanduser().exists():
@@ -57,7 +63,8 @@ class PathWorker:
         for item in spec.imports:
             import_user_code(item)
         if spec.device.startswith("cuda"):
-            spec.device = "cuda"  # Ray points CUDA_VISIBLE_DEVICES at this actor's GPU
+            if in_ray:
+                spec.device = "cuda"  # Ray points CUDA_VISIBLE_DEVICES at this actor's GPU
         else:
             import torch
 

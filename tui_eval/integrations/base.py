@@ -210,6 +210,11 @@ class CheckpointKind(ABC):
         """The checkpoint's saved connector states, for the doctor ({}: the kind has none)."""
         return {}
 
+    def needs_run_process(self, name: str) -> bool:
+        """Path `name` must run in the run's own process (what it needs is started there before an app takes
+        the terminal: RLlib's evaluate needs the run's local Ray); other paths get a process of their own."""
+        return False
+
     def prepare_process(self, paths: list[str]) -> None:
         """Process-wide set-up the named paths need, done before any UI takes over stdin/stdout."""
 

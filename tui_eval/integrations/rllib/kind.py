@@ -277,6 +277,9 @@ class RllibKind(CheckpointKind):
             gpus = min(1.0, int(float(ray.cluster_resources().get("GPU", 0)) / actors * 100) / 100) or 0.01
         return {"workers": self.spec.workers, "gpus_per_runner": gpus}
 
+    def needs_run_process(self, name: str) -> bool:
+        return self.scales_itself(name)  # evaluate: the run's local Ray, started before an app takes the terminal
+
     def prepare_process(self, paths: list[str]) -> None:
         # ray.init enables faulthandler on sys.stderr, which needs a real file descriptor: start ray
         # before a Textual app replaces stderr.

@@ -1,0 +1,127 @@
+"""The process a path runs in (started by `process_path.ProcessPath`, spawned: nothing of the run's process is
+inherited but what is passed).
+
+It builds the path as a Ray worker does (`PathWorker`: the user's imports, `load_kind(spec)`, the path) and
+serves the pipe: seeds offered, hold/release, explore, frames wanted, cancel, close. A pump thread sends
+finished records (and the path's failure or frozen step) as they come, and the shown env's frames. When the
+run's process goes away (the pipe closes), this process ends too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from typing import Any
+
+from tui_eval.errors import first_line
+
+PUMP_S = 0.05  # the pump waits this long for a record before it looks at frames
+FRAMES_S = 0.1  # new frames are sent at most this often
+
+
+class _Wire:
+    """The child's end of the pipe; sends from the main and the pump thread take turns."""
+
+    def __init__(self, conn: Any):
+        self.conn = conn
+        self.lock = threading.Lock()
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        with self.lock:
+            self.conn.send(message)
+
+
+def _quiet_output(log_file: str | None) -> None:
+    """The path's libraries print (warnings, C code): into a file, not over the run's terminal or app."""
+    target = os.open(log_file or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(target, 1)
+    os.dup2(target, 2)
+    os.close(target)
+
+
+def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any]) -> None:
+    """The child's main: build the path, then serve the pipe until closed."""
+    _quiet_output(setup.get("log_file"))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # Ray's atexit hooks run on a plain terminate
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the run's to handle
+    wire = _Wire(conn)
+    try:
+        worker = _build(spec, name, explore, setup)
+    except BaseException as exc:  # any failure to load is the run's to report, in one line
+        from tui_eval.spec import BadInput
+
+        wire.send(("load_failed", first_line(exc, 300), traceback.format_exc(), isinstance(exc, BadInput)))
+        return
+    path = worker.path
+    wire.send(("loaded", {"pid": os.getpid(), "description": path.description,
+                          "capacity": int(getattr(path, "num_envs", 1))}))
+    threading.Thread(target=_pump, args=(wire, worker), name="pump", daemon=True).start()
+    _serve_commands(wire, worker)
+
+
+def _build(spec: Any, name: str, explore: bool, setup: dict[str, Any]) -> Any:
+    from tui_eval.cluster.worker import PathWorker
+    from tui_eval.frames.hub import FrameHub
+
+    hub = FrameHub()
+    worker = PathWorker(spec, name, explore, setup["cwd"], setup["threads"], tuple(setup["keep_apart"]),
+                        frames=hub.tap(name), in_ray=False)
+    worker.hub = hub
+    return worker
+
+
+def _serve_commands(wire: _Wire, worker: Any) -> None:
+    from tui_eval.isolation.frames_relay import apply_wanted
+
+    while True:
+        try:
+            message = wire.conn.recv()
+        except (EOFError, OSError):  # the run's process is gone
+            os._exit(0)
+        command, args = message[0], message[1:]
+        if command == "offer":
+            worker.offer(args[0])
+        elif command == "hold":
+            wire.send(("reply", args[0], worker.hold()))
+        elif command == "release":
+            worker.release()
+        elif command == "set_explore":
+            worker.set_explore(args[1])
+            wire.send(("reply", args[0], None))
+        elif command == "frames":
+            apply_wanted(worker.hub, worker.frames, args[0])
+        elif command == "cancel":
+            worker.cancel()
+        elif command == "close":
+            try:
+                worker.close()
+            finally:
+                wire.send(("reply", args[0], None))
+            return
+
+
+def _pump(wire: _Wire, worker: Any) -> None:
+    """Records (and a failure or a frozen step) as they come; the shown env's new frames a few times a second."""
+    from tui_eval.isolation.frames_relay import FrameSender
+
+    frames = FrameSender(worker.hub, worker.frames)
+    next_frames = 0.0
+    try:
+        while True:
+            records, error, frozen = worker.poll(PUMP_S)
+            if records or error is not None or frozen is not None:
+                wire.send(("records", records, error, frozen))
+                if error is not None or frozen is not None:
+                    return
+            now = time.monotonic()
+            if now >= next_frames:
+                next_frames = now + FRAMES_S
+                news = frames.news()
+                if news is not None:
+                    wire.send(("frames", news))
+    except (EOFError, OSError, BrokenPipeError):  # the run's process is gone
+        os._exit(0)

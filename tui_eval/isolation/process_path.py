@@ -1,0 +1,278 @@
+"""The run's side of a path that runs in a process of its own (tui_eval/isolation/child.py).
+
+Why: paths must not share process-wide state. Python's `random`, NumPy's and torch's global generators, and
+native simulator contexts that are not thread-safe (MuJoCo-Warp crashes when two threads step it) are per
+process; two paths as threads of one process draw from one stream and may enter one simulator at once. So every
+path but one runs in a process of its own (the run's process hosts the first path, which shares it with
+nobody; `--in-process` puts every path there, as threads).
+
+Seeds flow as to a Ray worker (cluster/remote_path.py), on one pipe: the child holds at most as many seeds as it
+has envs plus `BLOCK` waiting ones, so a pause leaves little to hand back; records come back as they finish and
+are emitted here, in the process that owns the log. A child that dies (a segfault in a simulator, killed) or
+whose path fails raises from `run`: the engine hands its unfinished seeds out again and loads the path afresh
+(a new process). A step that froze (`--step-timeout`, watched in the child) has its episode recorded invalid and
+the child replaced the same way. Closing ends the child within `CLOSE_S` whatever it is doing, so that `stop`
+stays prompt during loading and on a busy machine.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import queue
+import signal
+import tempfile
+import threading
+import time
+from typing import Any
+
+from tui_eval.feed import Seed, SeedFeed
+from tui_eval.frames.hub import FrameHub, PathTap
+from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.spec import BadInput, EpisodeRecord, RunSpec
+
+BLOCK = 4  # seeds waiting in the child beyond its envs
+LOAD_TIMEOUT_S = 900.0  # imports and restore in the child (RLlib's evaluate starts a Ray of its own)
+REPLY_S = 5.0  # hold / set_explore answers: a live child answers in milliseconds (set_explore waits for an episode)
+CLOSE_S = 3.0  # a child that has not ended this long after close is terminated, then killed
+WANTED_S = 0.2  # how often the run's frame wishes are sent while a viewer wants frames
+
+
+class PathProcessDied(RuntimeError):
+    """The path's process ended without being asked to (a crash in native code, killed, out of memory)."""
+
+
+class ProcessPath(InferencePath):
+    def __init__(self, spec: RunSpec, name: str, explore: bool, setup: dict[str, Any], wait: bool = True):
+        """Start the child; with `wait`, return once it has loaded the path (else `wait_loaded` does)."""
+        self.name, self.explore = name, explore
+        self.description = "loading in a process of its own"
+        ctx = multiprocessing.get_context("spawn")  # fork would copy the run's threads, locks and Ray state
+        self._conn, child_conn = ctx.Pipe()
+        setup = dict(setup, log_file=os.path.join(tempfile.gettempdir(), f"tui-eval-path-{name}-{os.getpid()}.log"))
+        self.output_file = setup["log_file"]
+        from tui_eval.isolation.child import serve
+
+        self._process = ctx.Process(target=serve, args=(child_conn, spec, name, explore, setup),
+                                    name=f"tui-eval-path-{name}", daemon=True)
+        self._process.start()
+        child_conn.close()
+        self._send_lock = threading.Lock()
+        self._replies: dict[int, Any] = {}
+        self._reply_ready = threading.Condition()
+        self._ids = itertools.count()
+        self._inbox: queue.Queue[tuple[Any, ...]] = queue.Queue()
+        self._loaded = threading.Event()
+        self._load_answer: tuple[Any, ...] | None = None
+        self._outstanding: set[Seed] = set()
+        self._capacity = 1
+        self._feed: Any = None
+        self._tap: PathTap | None = None
+        self._hub: FrameHub | None = None
+        self._closed = False
+        self._gone = False  # the pipe closed: the child ended
+        threading.Thread(target=self._read, name=f"path-{name}-pipe", daemon=True).start()
+        if wait:
+            self.wait_loaded()
+
+    # ------------------------------------------------------------------ the pipe
+    def _send(self, *message: Any) -> None:
+        with self._send_lock:
+            try:
+                self._conn.send(message)
+            except (OSError, ValueError):  # the child is gone: the run loop sees it
+                pass
+
+    def _read(self) -> None:
+        while True:
+            try:
+                message = self._conn.recv()
+            except (EOFError, OSError):
+                break
+            kind = message[0]
+            if kind == "reply":
+                with self._reply_ready:
+                    self._replies[message[1]] = message[2]
+                    self._reply_ready.notify_all()
+            elif kind in ("loaded", "load_failed"):
+                self._load_answer = message
+                self._loaded.set()
+            elif kind == "frames":
+                self._take_frames(message[1])
+            else:
+                self._inbox.put(message)
+        self._gone = True
+        self._loaded.set()
+        self._inbox.put(("gone",))
+        with self._reply_ready:
+            self._reply_ready.notify_all()
+
+    def _call(self, command: str, *args: Any, timeout: float = REPLY_S) -> Any:
+        ident = next(self._ids)
+        self._send(command, ident, *args)
+        deadline = time.monotonic() + timeout
+        with self._reply_ready:
+            while ident not in self._replies and not self._gone:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"the {self.name} path's process did not answer {command} in {timeout:g}s")
+                self._reply_ready.wait(left)
+            if ident not in self._replies:
+                raise PathProcessDied(self._death())
+            return self._replies.pop(ident)
+
+    def _death(self) -> str:
+        self._process.join(0.5)
+        code = self._process.exitcode
+        if code is not None and code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"ended (exit code {code})"
+        return f"the {self.name} path's process {how}; its output: {self.output_file}"
+
+    # ------------------------------------------------------------------ loading
+    def wait_loaded(self) -> None:
+        if not self._loaded.wait(LOAD_TIMEOUT_S):
+            self.close()
+            raise TimeoutError(f"the {self.name} path did not load within {LOAD_TIMEOUT_S:g}s")
+        answer = self._load_answer
+        if answer is None:
+            self.close()
+            raise PathProcessDied(self._death())
+        if answer[0] == "load_failed":
+            self.close()
+            raise (BadInput if answer[3] else RuntimeError)(answer[1])
+        info = answer[1]
+        self._capacity = max(1, int(info["capacity"]))
+        self.description = f"{info['description']}; in a process of its own (pid {info['pid']})"
+        self.placement = ()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
+
+    # ------------------------------------------------------------------ running
+    def run(self, feed: SeedFeed, emit: Emit) -> None:
+        self.wait_loaded()
+        self._feed = feed
+        self._tap = getattr(feed, "frames", None)
+        self._hub = None if self._tap is None else self._tap.hub
+        next_wanted = 0.0
+        dry = False
+        try:
+            while not feed.cancelled:
+                dry = self._top_up(feed) or dry
+                if dry and not self._outstanding:
+                    return
+                next_wanted = self._send_wanted(next_wanted)
+                try:
+                    message = self._inbox.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                self._receive(message, emit)
+            self._send("cancel")
+        finally:
+            self._feed = None
+
+    def _top_up(self, feed: SeedFeed) -> bool:
+        """Offer seeds while the child is short of work; True when the feed had none left to give."""
+        seeds: list[Seed] = []
+        while len(self._outstanding) + len(seeds) < self._capacity + BLOCK:
+            seed = feed.take()
+            if seed is None:
+                if seeds:
+                    self._offer(seeds)
+                return True
+            seeds.append(seed)
+        if seeds:
+            self._offer(seeds)
+        return False
+
+    def _offer(self, seeds: list[Seed]) -> None:
+        self._outstanding.update(seeds)
+        self._send("offer", seeds)
+
+    def _receive(self, message: tuple[Any, ...], emit: Emit) -> None:
+        if message[0] == "gone":
+            self._inbox.put(message)  # every later look sees it too
+            raise PathProcessDied(self._death())
+        _, records, error, frozen = message
+        for record in records:
+            key = (record.seed, record.block)
+            if key in self._outstanding:  # handed back at a pause and then started anyway: never counted twice
+                self._outstanding.discard(key)
+                emit(record)
+        if frozen is not None:
+            seed, block, why = frozen
+            if (seed, block) in self._outstanding:
+                self._outstanding.discard((seed, block))
+                emit(EpisodeRecord(path=self.name, seed=seed, block=block, ret=0.0, length=0, success=False,
+                                   invalid=True, reason=why, explore=self.explore))
+            raise RuntimeError(f"{why}; the path is loaded afresh in a new process")
+        if error is not None:
+            raise RuntimeError(error[0])
+
+    def _send_wanted(self, next_at: float) -> float:
+        """The run's frame wishes, a few times a second while a viewer wants frames."""
+        hub, tap = self._hub, self._tap
+        now = time.monotonic()
+        if hub is None or tap is None or now < next_at or not hub.active:
+            return next_at
+        from tui_eval.isolation.frames_relay import wanted
+
+        self._send("frames", wanted(hub, tap))
+        return now + WANTED_S
+
+    def _take_frames(self, news: tuple[Any, ...]) -> None:
+        hub, tap = self._hub, self._tap
+        if hub is not None and tap is not None:
+            from tui_eval.isolation.frames_relay import receive
+
+            receive(hub, tap, news)
+
+    # ------------------------------------------------------------------ control
+    def hold(self) -> None:
+        try:
+            unstarted = self._call("hold")
+        except (TimeoutError, PathProcessDied):  # the run loop sees a dead child and replaces it
+            return
+        unstarted = [tuple(s) for s in unstarted if tuple(s) in self._outstanding]
+        self._outstanding.difference_update(unstarted)
+        feed = self._feed
+        if feed is not None and unstarted:
+            feed.give_back(unstarted)
+
+    def release(self) -> None:
+        self._send("release")
+
+    def set_explore(self, explore: bool) -> None:
+        self.explore = explore
+        self._call("set_explore", explore, timeout=LOAD_TIMEOUT_S)
+
+    def close(self) -> None:
+        """End the child: asked first (its libraries close their envs and Ray), then terminated, then killed."""
+        if self._closed:
+            return
+        self._closed = True
+        loaded = self._load_answer is not None and self._load_answer[0] == "loaded"
+        if loaded and self._process.is_alive():
+            try:
+                self._call("close", timeout=CLOSE_S)
+            except Exception:  # stuck in a step: it is ended below
+                pass
+            self._process.join(1.0)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join(CLOSE_S)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(1.0)
+        try:
+            self._conn.close()
+        except OSError:
+            pass
+
