@@ -20,9 +20,11 @@ from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, Pa
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.hub import FrameHub
 from tui_eval.lifecycle import EngineState
+from tui_eval.engine_proof import start_proof
 from tui_eval.paths.base import InferencePath, PathGivenUp, close_quietly
 from tui_eval.spec import EpisodeRecord, SeedBlock
-from tui_eval.stats import ComparisonSummary, ReturnBounds, ReturnsSnapshot, RunStats
+from tui_eval.stats import ComparisonSummary, ExactProof, ReturnBounds, ReturnsSnapshot, RunStats
+from tui_eval.stats.exact_proof import NOT_NEEDED, PENDING
 from tui_eval.store import RunLog
 
 MAX_RESTARTS = 3
@@ -41,6 +43,7 @@ class Engine:
         step_timeout: float | None = None,
         rebuild: Callable[[str, bool], InferencePath] | None = None,
         repeatable: bool = True,
+        prove: Callable[[str, bool, int, int], EpisodeRecord | None] | None = None,
     ):
         self.paths = {p.name: p for p in paths}
         self.step_timeout = step_timeout
@@ -50,6 +53,10 @@ class Engine:
         self._return_bounds = return_bounds
         self._margin = equivalence_margin
         self._repeatable = repeatable  # False: the env is not a function of its reset seed (no exact verdict)
+        # (name, explore, seed, block) -> that seed's record of the path replayed alone (engine_proof.py)
+        self._prove = prove
+        self.proof = ExactProof() if prove is not None else None
+        self._done_waits_for_proof = False
         self.blocks: list[SeedBlock] = [seeds]
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
@@ -78,7 +85,8 @@ class Engine:
     # ------------------------------------------------------------------ wiring
     def _new_stats(self) -> RunStats:
         deterministic = all(not self.explore_of(n) for n in self.paths)
-        return RunStats(list(self.paths), deterministic, self._return_bounds, self._margin, self._repeatable)
+        return RunStats(list(self.paths), deterministic, self._return_bounds, self._margin, self._repeatable,
+                        self.proof)
 
     def explore_of(self, name: str) -> bool:
         """The path's explore setting, counting a change asked for with set_explore but not yet applied."""
@@ -175,11 +183,13 @@ class Engine:
         return self.resample(reason=f"explore {'on' if explore else 'off'} for {path}")
 
     def stop(self) -> None:
-        """Stop as soon as possible: episodes in flight are abandoned, what finished is kept."""
+        """Stop as soon as possible: episodes in flight are abandoned, what finished is kept (a proof under
+        way is abandoned too: its verdict stays undecided)."""
         with self._lock:
             self._stopping = True
             self._wake.notify_all()
         self._publish(StateChanged(EngineState.STOPPING))
+        self.proof_settled()
 
     def end_early(self) -> None:
         """Start no new episode, as if every path had reached its budget: the episodes in flight finish
@@ -311,7 +321,10 @@ class Engine:
             self.stats.add(rec)
             if rec.block == len(self.blocks) - 1:
                 self.block_stats.add(rec)
+            to_prove = self._first_unproven_difference()
         self._publish(EpisodeFinished(rec))
+        if to_prove is not None:
+            start_proof(self, *to_prove)
 
     def _work(self, name: str, generation: int) -> None:
         feed = PathFeed(self, name)
@@ -394,11 +407,39 @@ class Engine:
         with self._lock:
             self._finished.add(name)
             done = len(self._finished) == len(self.paths)
-            if done:
-                self._done_at = time.monotonic()
+            if done and self.proof is not None and self.proof.state == PENDING and not self._stopping:
+                self._done_waits_for_proof = True  # the verdict is not final before the replay says
+                return
         if done:
-            self._all_done.set()
-            self._publish(StateChanged(EngineState.DONE))
+            self._mark_done()
+
+    def _mark_done(self) -> None:
+        with self._lock:
+            if self._done_at is not None:
+                return
+            self._done_at = time.monotonic()
+        self._all_done.set()
+        self._publish(StateChanged(EngineState.DONE))
+
+    # ------------------------------------------------------------------ exact proof (engine_proof.py)
+    def _first_unproven_difference(self) -> tuple[str, str, object] | None:
+        """Under the lock: the first differing seed of an exact comparison, when no proof was started yet."""
+        proof = self.proof
+        if proof is None or proof.state != NOT_NEEDED:
+            return None
+        for cmp in self.stats.comparisons.values():
+            first = cmp.first_difference
+            if cmp.deterministic and first is not None:
+                proof.state, proof.seed, proof.block = PENDING, first.seed, first.block
+                return cmp.a, cmp.b, first
+        return None
+
+    def proof_settled(self) -> None:
+        """The proof ended (or the run is stopping): a run that waited for it is done."""
+        with self._lock:
+            waiting, self._done_waits_for_proof = self._done_waits_for_proof, False
+        if waiting:
+            self._mark_done()
 
     # ------------------------------------------------------------------ frozen worlds
     def _watch_for_frozen_steps(self) -> None:

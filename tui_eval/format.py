@@ -116,7 +116,10 @@ def seed_text(block: int, seed: int) -> str:
 
 def comparison_reason(c: ComparisonSummary) -> str:
     """Why the verdict is what it is, in one sentence of numbers."""
-    return _exact_reason(c) if c.exact else _statistical_reason(c)
+    if c.exact:
+        return _exact_reason(c)
+    text = _statistical_reason(c)
+    return f"{text}; {c.exact_reason}" if c.exact_reason and c.proof == "refuted" else text
 
 
 def _exact_reason(c: ComparisonSummary) -> str:
@@ -129,7 +132,12 @@ def _exact_reason(c: ComparisonSummary) -> str:
             what = f"{c.a} {short_return(ra.ret)} vs {c.b} {short_return(rb.ret)}"
         else:
             what = f"{c.a} success={ra.success} vs {c.b} success={rb.success} (return {short_return(ra.ret)})"
-        return f"{seed_text(first.block, first.seed)}: {what} with both deterministic"
+        text = f"{seed_text(first.block, first.seed)}: {what} with both deterministic"
+        if c.proof == "pending":
+            return text + "; replaying it on each path alone to prove it"
+        if c.proof == "proven":
+            return text + "; proven: each path, replayed alone, gave its own return again"
+        return text
     n, upper = c.identical_pairs, c.could_differ_upper
     if n == 0 or upper is None:
         return f"waiting for paired seeds of {c.a} and {c.b} (both deterministic)"

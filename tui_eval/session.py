@@ -19,7 +19,7 @@ from tui_eval.lifecycle import RunMeta, RunStatus
 from tui_eval.outputs import default_log_path
 from tui_eval.paths.base import InferencePath, close_quietly
 from tui_eval.paths.ray_names import end_actors_of, set_run
-from tui_eval.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.spec import BadInput, EpisodeRecord, RunSpec, SeedBlock
 from tui_eval.store import RunLog
 
 
@@ -152,7 +152,7 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
             return_bounds=None if bounds is None else list(bounds)).write(log)
     engine = Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
                     equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
-                    rebuild=path_builder(plan), repeatable=plan.repeatable_seeds)
+                    rebuild=path_builder(plan), repeatable=plan.repeatable_seeds, prove=replay_alone(plan))
     watch_decision(engine, spec)  # --until-decided: ends the run at the answer
     return engine
 
@@ -241,3 +241,32 @@ def build_process_path(plan: Plan, name: str, explore: bool, wait: bool = True) 
     threads, _ = cpu_threads(len(plan.paths), plan.spec.device)
     setup = {"cwd": os.getcwd(), "threads": threads or 0, "keep_apart": sorted(global_rng.kept_apart())}
     return ProcessPath(portable_spec(plan.spec), name, explore, setup, wait=wait)
+
+
+class _OneSeed:
+    """The feed of a replay: one seed, then nothing."""
+
+    heartbeat = None
+    cancelled = False
+
+    def __init__(self, seed: int, block: int):
+        self._left = [(seed, block)]
+
+    def take(self) -> tuple[int, int] | None:
+        return self._left.pop() if self._left else None
+
+
+def replay_alone(plan: Plan) -> Callable[[str, bool, int, int], EpisodeRecord | None]:
+    """(name, explore, seed, block) -> the record of path `name` playing that one seed alone, in a fresh process
+    of its own (the engine's exact proof, tui_eval/engine_proof.py)."""
+
+    def replay(name: str, explore: bool, seed: int, block: int) -> EpisodeRecord | None:
+        path = build_process_path(plan, name, explore)
+        try:
+            records: list[EpisodeRecord] = []
+            path.run(_OneSeed(seed, block), records.append)
+            return records[0] if records else None
+        finally:
+            path.close()
+
+    return replay

@@ -10,7 +10,7 @@ from tui_eval.decide import decision_summary
 from tui_eval.format import comparison_reason
 from tui_eval.module_summary import PATH_KEYS, TEAM, agent_steps, module_ids, module_view, team_record
 from tui_eval.spec import EpisodeRecord
-from tui_eval.stats import ComparisonSummary, RunStats
+from tui_eval.stats import ComparisonSummary, ExactProof, RunStats
 from tui_eval.void import void_reason, voided
 
 
@@ -37,7 +37,8 @@ def replay(meta: dict[str, Any], records: list[EpisodeRecord]) -> RunStats:
     bounds = meta.get("return_bounds") or spec.get("return_bounds")
     stats = RunStats(paths, deterministic=all(not explore.get(p, True) for p in paths),
                      return_bounds=bounds, margin=spec.get("equivalence_margin"),
-                     repeatable=meta.get("repeatable_seeds") is not False)
+                     repeatable=meta.get("repeatable_seeds") is not False,
+                     proof=ExactProof.from_json(meta.get("exact_proof")))
     for rec in records:
         if rec.path in stats.paths:
             stats.add(rec)

@@ -11,14 +11,18 @@ from tui_eval.session import plan_run, start_engine
 EVALUATE_DEFAULT = "library default: RLlib's evaluation config (evaluation_config.explore)"
 
 
-def plan_for(checkpoint: Path, *args: str, log: Path):
-    spec = spec_from_args(build_parser().parse_args([str(checkpoint), "--headless", "--log", str(log), *args]))
-    return plan_run(spec)
+def plan_for(checkpoint: Path, *args: str, log: Path, own_processes: bool = False):
+    """The plan the CLI makes of these arguments. Paths run as threads of the test's process (`--in-process`:
+    envs the test registered are found, and a path loads in seconds) unless `own_processes`: the default of a
+    real run, tested by the tests of path isolation and by every CLI run."""
+    extra = () if own_processes else ("--in-process",)
+    argv = [str(checkpoint), "--headless", "--log", str(log), *extra, *args]
+    return plan_run(spec_from_args(build_parser().parse_args(argv)))
 
 
-def run_to_end(checkpoint: Path, *args: str, log: Path, timeout: float = 180):
+def run_to_end(checkpoint: Path, *args: str, log: Path, timeout: float = 180, own_processes: bool = False):
     """Run a headless engine to completion; returns (engine, records)."""
-    engine = start_engine(plan_for(checkpoint, *args, log=log))
+    engine = start_engine(plan_for(checkpoint, *args, log=log, own_processes=own_processes))
     return engine, finish(engine, timeout)
 
 

@@ -62,9 +62,22 @@ class FreezingCartPole(_BreaksOnSomeSeeds):
         return super().step(action)
 
 
+#: a generator of its own, seeded from the OS: nothing tui-eval seeds reaches it
+_UNSEEDED = np.random.default_rng()
+
+
 class UnseededCartPole(CartPoleEnv):
-    """Draws its observation noise from numpy's global generator, not from its reset seed (as RLlib's own
-    CartPoleWithDictObservationSpace draws a part of its observation): the same seed gives other episodes."""
+    """Draws its observation noise from a generator of its own that no seed reaches (as RLlib's ActionMaskEnv
+    samples its spaces): the same seed gives other episodes."""
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = super().step(action)
+        return obs + _UNSEEDED.normal(0.0, 0.05, size=obs.shape).astype(obs.dtype), reward, terminated, truncated, info
+
+
+class GlobalNoiseCartPole(CartPoleEnv):
+    """Draws its observation noise from NumPy's process-wide generator (as RLlib's own
+    CartPoleWithDictObservationSpace does): repeatable once that generator follows the episode's seed."""
 
     def step(self, action):
         obs, reward, terminated, truncated, info = super().step(action)
@@ -73,5 +86,56 @@ class UnseededCartPole(CartPoleEnv):
 
 for _name, _cls in (("NanCartPole-v0", NanCartPole), ("RaisingCartPole-v0", RaisingCartPole),
                     ("FreezingCartPole-v0", FreezingCartPole), ("UnseededCartPole-v0", UnseededCartPole)):
+    if _name not in gym.registry:
+        gym.register(_name, entry_point=_cls, max_episode_steps=500)
+
+
+#: resets after which a DriftingCartPole drifts, per process: more than the seed probe makes (5)
+DRIFT_AFTER = 8
+_resets_in_this_process = [0]
+
+
+class DriftingCartPole(CartPoleEnv):
+    """Repeats itself from its seed for its first DRIFT_AFTER resets in a process, then pays 2 per step: an env
+    whose episode depends on the process's history (wear, a cache, a counter), which no seed probe can see
+    (it plays fewer episodes). Only replaying a differing seed alone shows it."""
+
+    def reset(self, *, seed=None, options=None):
+        _resets_in_this_process[0] += 1
+        self._drifted = _resets_in_this_process[0] > DRIFT_AFTER
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = super().step(action)
+        return obs, reward * (2.0 if self._drifted else 1.0), terminated, truncated, info
+
+
+class CrashingCartPole(CartPoleEnv):
+    """Crashes its process (SIGSEGV, as a simulator's native code does) at step 3 of seed CRASH_SEED, once: the
+    file named by $TUI_EVAL_TEST_CRASH_MARK is created first, and while it exists nothing crashes. Only in a
+    path's own process: never the test's."""
+
+    CRASH_SEED = 1000000002
+
+    def reset(self, *, seed=None, options=None):
+        self._seed, self._t = seed, 0
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        import multiprocessing
+        import os
+        import signal
+
+        self._t += 1
+        mark = os.environ.get("TUI_EVAL_TEST_CRASH_MARK")
+        if (self._seed == self.CRASH_SEED and self._t == 3 and mark and not os.path.exists(mark)
+                and multiprocessing.current_process().name.startswith("tui-eval-path-")):
+            open(mark, "w").close()
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return super().step(action)
+
+
+for _name, _cls in (("DriftingCartPole-v0", DriftingCartPole), ("CrashingCartPole-v0", CrashingCartPole),
+                    ("GlobalNoiseCartPole-v0", GlobalNoiseCartPole)):
     if _name not in gym.registry:
         gym.register(_name, entry_point=_cls, max_episode_steps=500)

@@ -59,7 +59,12 @@ def _connectors(folder: Path):
     return [sys.executable, "-m", "tests.support.zoo_connectors", str(folder)], ROOT, dict(os.environ)
 
 
+def _examples(folder: Path):
+    return [sys.executable, "-m", "tests.support.example_checkpoints", str(folder)], ROOT, plain_env()
+
+
 MYPY = Job("mypy", _mypy)
+EXAMPLES = Job("example_checkpoints", _examples)
 DOCTOR = Job("doctor_checkpoints", _doctor)
 USER = Job("user_checkpoints", _user)
 ZOO = Job("zoo_checkpoints", _zoo)
@@ -76,6 +81,7 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (PANDAREACH, ("tests/integration/rsl_rl/test_rsl_pandareach.py::test_short_run_reports_success",)),
     (DEFAULT_SUMMARY, ("tests/e2e/test_headless_and_log.py::test_default_run_summary_json",)),
     (UNTIL_DECIDED, ("tests/e2e/test_decide_runs.py::test_until_decided_ends_a_real_run_early",)),
+    (EXAMPLES, ("tests/integration/rllib/test_seeds_are_promises.py",)),
     (DOCTOR, ("tests/integration/doctor/test_doctor.py",)),
     (USER, (_USER_TESTS,)),
     (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent")),

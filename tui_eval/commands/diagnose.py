@@ -28,6 +28,7 @@ def main(argv: list[str]) -> int:
     if args.episodes is None:
         args.episodes = 5
     spec = spec_from_args(args)
+    spec.in_process = True  # the doctor reads and replays the paths' live pieces: they are built in this process
     if json_path:
         folder = Path(json_path).expanduser().resolve().parent
         if not folder.is_dir():

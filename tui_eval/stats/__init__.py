@@ -15,6 +15,7 @@ and call them. numpy/scipy only.
 from .bounds import known_return_bounds, return_bounds_from
 from .compare import Comparison, difference_interval, verdict
 from .comparison_summary import ComparisonSummary, FirstDifference, ReturnDifference, SeedResult
+from .exact_proof import ExactProof
 from .guards import (
     anytime_share_upper,
     guarded_asymptotic_cs,
@@ -56,7 +57,7 @@ __all__ = [
     "ReturnBounds",
     "ReturnsSnapshot",
     "Comparison",
-    "ComparisonSummary",
+    "ComparisonSummary", "ExactProof",
     "FirstDifference",
     "ReturnDifference",
     "SeedResult",

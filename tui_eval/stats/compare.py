@@ -34,6 +34,7 @@ import math
 from tui_eval.spec import EpisodeRecord
 
 from .comparison_summary import ComparisonSummary, FirstDifference, Interval, ReturnDifference, SeedResult
+from .exact_proof import PROVEN, ExactProof
 from .guards import anytime_share_upper, guarded_asymptotic_cs_from_moments, returns_identical
 from .intervals import t_interval_from_moments, welch_interval_from_moments
 from .path import BETA_MIXTURE_CS, PathStats, ReturnBounds
@@ -130,6 +131,7 @@ class Comparison:
         margin_burn_in: int = 30,
         target_n: int = 100,
         burn_in: int = 30,
+        proof: ExactProof | None = None,
     ) -> None:
         if a == b:
             raise ValueError(f"compare two different paths, got {a!r} twice")
@@ -139,6 +141,7 @@ class Comparison:
             raise ValueError(f"margin must be > 0, got {margin}")
         self.a, self.b = a, b
         self.deterministic = bool(deterministic)
+        self.proof = proof  # shared by the run's comparisons; None: a differing seed decides alone
         self.alpha = float(alpha)
         self.alpha_each = self.alpha / 2.0  # fixed at the start: returns and success, always two
         self.success_margin = float(success_margin)
@@ -279,6 +282,10 @@ class Comparison:
 
     # ------------------------------------------------------------------ summary
     @property
+    def first_difference(self) -> FirstDifference | None:
+        return self._first_diff
+
+    @property
     def paired(self) -> int:
         """Paired seeds with both episodes valid (the differences in the paired statistics)."""
         return self._diff.n
@@ -345,25 +352,31 @@ class Comparison:
         r = self.return_difference()
         success_diff, success_cs = self.success_difference()
         success_metric = success_cs is not None
-        if self.deterministic:
+        proof = self.proof
+        exact = self.deterministic and not (proof is not None and proof.refuted)
+        exact_reason = proof.line if proof is not None and proof.line else None
+        if exact:
             result = self.exact_verdict()
+            if result == "differ" and proof is not None and proof.state != PROVEN:
+                result = "undecided"  # a differing seed decides only once replayed on each path alone
         else:
             intervals = [r.cs] + ([success_cs] if success_metric else [])
             margins = [self.margin] + ([self.success_margin] if success_metric else [])
             result = verdict(intervals, margins)
         cs_method = r.cs_method or self._diff.cs()[1]
         return ComparisonSummary(
-            a=self.a, b=self.b, verdict=result, exact=self.deterministic, paired=self._diff.n,
+            a=self.a, b=self.b, verdict=result, exact=exact, paired=self._diff.n,
             diff_mean=r.mean, diff_cs95=r.cs, diff_ci95=r.ci, method=r.method,
             cs_method=cs_method + (f"; success: {BETA_MIXTURE_CS}" if success_metric else ""),
             margin=self.margin, margin_source=self.margin_source, alpha=self.alpha, alpha_each=self.alpha_each,
             identical_pairs=self.identical_pairs, differing=self.differing,
             could_differ_upper=self.could_differ_upper(),
-            could_differ_max=self.could_differ_max if self.deterministic else None,
+            could_differ_max=self.could_differ_max if exact else None,
             duplicates=self.duplicates, matched=self.matched,
             unmatched_a=len(self._pending[0]), unmatched_b=len(self._pending[1]),
             valid_a=self._sides[0].n, valid_b=self._sides[1].n,
             success_diff=success_diff, success_diff_cs95=success_cs,
             success_margin=self.success_margin if success_metric else None,
-            first_difference=self._first_diff,
+            first_difference=self._first_diff, proof=None if proof is None else proof.state,
+            exact_reason=exact_reason,
         )

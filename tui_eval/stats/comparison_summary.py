@@ -101,6 +101,8 @@ class ComparisonSummary:
     first_difference: FirstDifference | None = None
     explore: tuple[bool | None, bool | None] | None = None  # the pairing of explore settings, when known
     held: int | None = None  # records waiting for their block's pairing
+    proof: str | None = None  # exact mode: the first differing seed's replay (stats/exact_proof.py), None: none kept
+    exact_reason: str | None = None  # why the comparison is (not) exact, when it is worth saying
 
     def with_pairing(self, explore: tuple | None, held: int | None = None) -> ComparisonSummary:
         return dataclasses.replace(self, explore=None if explore is None else tuple(explore), held=held)

@@ -20,6 +20,7 @@ from tui_eval.spec import EpisodeRecord
 
 from .compare import Comparison
 from .comparison_summary import ComparisonSummary
+from .exact_proof import ExactProof
 from .path import PathStats, ReturnBounds
 
 __all__ = ["PathGroup", "RunStats", "explore_label"]
@@ -115,8 +116,9 @@ class RunStats:
     """
 
     def __init__(self, names: list[str], deterministic: bool, return_bounds: ReturnBounds | None,
-                 margin: float | None, repeatable: bool = True) -> None:
+                 margin: float | None, repeatable: bool = True, proof: ExactProof | None = None) -> None:
         self.repeatable = repeatable
+        self.proof = proof  # the run's exact proof (stats/exact_proof.py), shared by its comparisons
         self.names = list(names)
         self.return_bounds = return_bounds
         self.margin = margin
@@ -135,7 +137,8 @@ class RunStats:
         a, b = self._pair_names
         det = self.deterministic if pairing is None or None in pairing else \
             (self.repeatable and not pairing[0] and not pairing[1])
-        return Comparison(a, b, margin=self.margin, deterministic=det, return_bounds=self.return_bounds)
+        return Comparison(a, b, margin=self.margin, deterministic=det, return_bounds=self.return_bounds,
+                          proof=self.proof)
 
     def add(self, rec: EpisodeRecord) -> None:
         explore = self.paths[rec.path].add(rec)

@@ -14,12 +14,20 @@ from tui_eval.store import RunLog
 from tui_eval.summary import replay
 
 
-def test_gymnasiums_cartpole_repeats_itself_and_rllibs_dict_cartpole_does_not():
-    assert check_seed_repeat(lambda: gym.make("CartPole-v1"), "CartPole-v1").repeats is True
+def test_gymnasiums_cartpole_repeats_itself_and_an_unseeded_env_does_not():
+    cartpole = check_seed_repeat(lambda: gym.make("CartPole-v1"), "CartPole-v1")
+    assert cartpole.repeats is True and cartpole.draws == frozenset()
     assert check_seed_repeat(lambda: gym.make("Pendulum-v1"), "Pendulum-v1").repeats is True
-    check = check_seed_repeat(CartPoleWithDictObservationSpace, "CartPoleWithDictObservationSpace")
+    check = check_seed_repeat(lambda: gym.make("UnseededCartPole-v0"), "UnseededCartPole")
     assert check.repeats is False and "not a function of its reset seed" in check.line
     assert "observation at step" in check.line and "statistical, not exact" in check.line
+
+
+def test_rllibs_dict_cartpole_repeats_itself_once_numpys_global_generator_follows_the_seed():
+    """It draws a part of its observation with `np.random.randint`: tui-eval seeds that generator at each reset,
+    and the probe sees the env draw from it (so each env of a vector keeps its own copy)."""
+    check = check_seed_repeat(CartPoleWithDictObservationSpace, "CartPoleWithDictObservationSpace")
+    assert check.repeats is True and check.draws == frozenset({"numpy"})
 
 
 def test_a_faithful_env_keeps_the_exact_comparison(tmp_path):
@@ -53,4 +61,5 @@ def test_a_simulator_that_hangs_is_not_judged_and_does_not_hold_the_run(monkeypa
         assert check_seed_repeat(lambda: gym.make("FreezingCartPole-v0"), "frozen") == NOT_CHECKED
     finally:
         fault_envs.RELEASE_FROZEN.set()
-    assert check_seed_repeat(lambda: gym.make("RaisingCartPole-v0"), "raising") == NOT_CHECKED
+    raising = check_seed_repeat(lambda: gym.make("RaisingCartPole-v0"), "raising")
+    assert raising.repeats is None and "raised" in raising.line

@@ -1,0 +1,134 @@
+"""A seed means the same episode on every path, or tui-eval says it cannot.
+
+On checkpoints of RLlib's own example scripts (tests/support/example_checkpoints.py) and on envs made to break
+the promise (tests/support/fault_envs.py), with explore off on both paths and each path in a process of its own:
+an env that draws from process-wide generators follows its seed (identical seed by seed), an env that ignores
+its seed gets a statistical comparison, and `DIFFER (exact)` is said only once the differing seed, replayed on
+each path alone, gave each its own record again.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.support.common import CARTPOLE, ROOT
+from tests.support.engines import finish, plan_for, run_to_end
+from tests.support.jobs import EXAMPLES
+from tui_eval.lifecycle import RunMeta
+from tui_eval.session import start_engine
+from tui_eval.store import RunLog
+from tui_eval.summary import replay
+
+EXPLORE_OFF = ("--explore", "evaluate=off")
+
+
+@pytest.fixture(scope="module")
+def examples(prefetcher, tmp_path_factory):
+    proc, out = prefetcher.wait(EXAMPLES, tmp_path_factory.mktemp("examples"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+def identical_seed_by_seed(records, a: str, b: str) -> tuple[int, int]:
+    """(seeds both paths ran, of which identical in return and length)."""
+    ra = {r.seed: (r.ret, r.length) for r in records if r.path == a}
+    rb = {r.seed: (r.ret, r.length) for r in records if r.path == b}
+    both = set(ra) & set(rb)
+    return len(both), sum(ra[s] == rb[s] for s in both)
+
+
+def test_rllibs_simple_corridor_draws_from_random_and_is_identical_seed_by_seed(examples, tmp_path):
+    """`SimpleCorridor` seeds Python's `random` in reset and draws from it at the goal; 8 sub-envs of a vector
+    and two paths used to share that one stream (0/30 seeds identical)."""
+    log = tmp_path / "run.sqlite"
+    engine, records = run_to_end(examples / "corridor", *EXPLORE_OFF, "--episodes", "24", log=log,
+                                 own_processes=True)
+    facts = RunMeta.read(RunLog(log, readonly=True)).facts or {}
+    assert "the env draws from random: each env keeps its own copy" in facts["env randomness"]
+    assert facts["processes"] == "evaluate in this process, connectors each in a process of its own"
+    assert "in a process of its own (pid" in engine.paths["connectors"].description
+    assert identical_seed_by_seed(records, "evaluate", "connectors") == (24, 24)
+    summary = engine.stats.comparison.summary()
+    assert summary.exact and summary.differing == 0 and summary.verdict != "differ"
+
+
+def test_rllibs_action_mask_env_ignores_its_seed_and_is_never_compared_exactly(examples, tmp_path):
+    """`ActionMaskEnv` is a RandomEnv: its spaces sample from generators no seed reaches. The probe plays
+    actions the mask allows (random ones make the env raise) and finds it; the comparison is statistical."""
+    plan = plan_for(examples / "action_mask", *EXPLORE_OFF, log=tmp_path / "plan.sqlite")
+    assert plan.repeatable_seeds is False and "not a function of its reset seed" in plan.facts["env seeding"]
+    log = tmp_path / "run.sqlite"
+    engine, records = run_to_end(examples / "action_mask", *EXPLORE_OFF, "--episodes", "12", log=log)
+    live = engine.stats.comparison.summary()
+    assert not live.exact and live.verdict != "differ"
+    assert identical_seed_by_seed(records, "evaluate", "connectors")[1] < 12  # the env really differs per run
+    back = replay(RunLog(log, readonly=True).meta(), RunLog(log, readonly=True).records()).comparison.summary()
+    assert not back.exact and back.verdict == live.verdict
+
+
+def test_a_planted_difference_is_differ_exact_with_its_proof(tmp_path):
+    """A path that always pushes left differs from the checkpoint's policy for real: its first differing seed,
+    replayed on each path alone in a fresh process, gives each its own return again."""
+    log = tmp_path / "run.sqlite"
+    engine, _ = run_to_end(CARTPOLE, "--path", f"left={ROOT / 'tests/support/planted_paths.py'}:always_left",
+                           "--paths", "connectors,left", "--episodes", "4", log=log, own_processes=True)
+    summary = engine.stats.comparison.summary()
+    assert summary.exact and summary.verdict == "differ" and summary.proof == "proven"
+    assert "replayed on each path alone gave each its own return again" in engine.proof.line
+    meta = RunLog(log, readonly=True).meta()
+    assert meta["exact_proof"]["state"] == "proven" and meta["exact_proof"]["seed"] == summary.first_difference.seed
+    back = replay(meta, RunLog(log, readonly=True).records()).comparison.summary()
+    assert back.exact and back.verdict == "differ"
+
+
+def test_a_difference_that_does_not_replay_alone_makes_the_comparison_statistical(tmp_path):
+    """`DriftingCartPole` repeats itself for the probe's few episodes, then drifts with the process's history: the
+    two paths' processes drift at other seeds, and the differing seed replayed alone gives another return."""
+    log = tmp_path / "run.sqlite"
+    engine, records = run_to_end(CARTPOLE, "--env", "tests.support.fault_envs:DriftingCartPole-v0",
+                                 *EXPLORE_OFF, "--episodes", "12", "--num-envs", "2", log=log,
+                                 own_processes=True)
+    plan_said = RunMeta.read(RunLog(log, readonly=True)).facts["env seeding"]
+    assert plan_said.startswith("repeats itself")  # the probe could not see it
+    summary = engine.stats.comparison.summary()
+    assert engine.proof.state == "refuted" and "not repeatable from its seed" in engine.proof.line
+    assert not summary.exact and summary.verdict != "differ" and summary.proof == "refuted"
+    back = replay(RunLog(log, readonly=True).meta(), records).comparison.summary()
+    assert not back.exact and back.verdict == summary.verdict
+
+
+def test_a_path_whose_process_crashes_is_loaded_again_and_its_seeds_run_again(tmp_path, monkeypatch):
+    """A segfault in a simulator ends the path's process, not the run: the seed runs again in a new process."""
+    monkeypatch.setenv("TUI_EVAL_TEST_CRASH_MARK", str(tmp_path / "crashed"))
+    events = []
+    plan = plan_for(CARTPOLE, "--env", "tests.support.fault_envs:CrashingCartPole-v0", *EXPLORE_OFF,
+                    "--episodes", "5", "--num-envs", "2", log=tmp_path / "run.sqlite", own_processes=True)
+    engine = start_engine(plan)
+    engine.subscribe(events.append)
+    records = finish(engine, timeout=240)
+    assert (tmp_path / "crashed").exists()
+    failures = [e for e in events if type(e).__name__ == "PathFailed"]
+    assert len(failures) == 1 and "killed by SIGSEGV" in failures[0].message and not failures[0].gave_up
+    assert sorted(r.seed for r in records if r.path == "connectors") == list(range(1000000000, 1000000005))
+    assert identical_seed_by_seed(records, "evaluate", "connectors") == (5, 5)
+
+
+def test_stop_is_prompt_while_a_path_process_is_stuck_in_a_step(tmp_path):
+    """A path's process whose simulator hangs is ended by close, within seconds."""
+    plan = plan_for(CARTPOLE, "--env", "tests.support.fault_envs:FreezingCartPole-v0", "--paths",
+                    "connectors,evaluate", *EXPLORE_OFF, "--num-envs", "2", log=tmp_path / "run.sqlite",
+                    own_processes=True)
+    engine = start_engine(plan)
+    engine.start()
+    path = engine.paths["connectors"]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len([r for r in engine.log.records() if r.path == "connectors"]) < 2:
+        time.sleep(0.2)
+    time.sleep(2.0)  # seed 1000000002 (every third seed freezes) is stuck at its step 5 by now
+    started = time.monotonic()
+    engine.stop()
+    engine.close()
+    assert time.monotonic() - started < 10
+    assert not path._process.is_alive()
