@@ -81,12 +81,16 @@ if "NanPointGoal-v0" not in gym.registry:
 # ------------------------------------------------------------------ a tiny rsl_rl VecEnv (for --vecenv)
 
 
+_STEPS_TOWARDS_RAISE: dict[int, int] = {}
+
+
 class TorchPointGoal(VecEnv):
     """PointGoal for N worlds in torch: it resets its own worlds, as Isaac Lab's envs do.
 
     Seeded by `seed` (a torch Generator), so two instances with the same seed and the same actions run
     the same episodes. `nan_world`: that world returns a NaN reward at its 3rd step of every episode.
-    `raise_at`: `step` raises at that global step (once per instance).
+    `raise_at`: `step` raises once, at the `raise_at`-th step taken by the instances made with that value in
+    this process (tui-eval makes a new instance per batch seed).
     """
 
     def __init__(self, num_envs: int, device: str = "cpu", seed: int = 0, nan_world: int | None = None,
@@ -118,9 +122,10 @@ class TorchPointGoal(VecEnv):
 
     def step(self, actions: torch.Tensor):
         self.t += 1
-        if self.raise_at is not None and self.t == self.raise_at:
-            self.raise_at = None
-            raise RuntimeError("simulated physics failure")
+        if self.raise_at is not None:
+            _STEPS_TOWARDS_RAISE[self.raise_at] = _STEPS_TOWARDS_RAISE.get(self.raise_at, 0) + 1
+            if _STEPS_TOWARDS_RAISE[self.raise_at] == self.raise_at:
+                raise RuntimeError("simulated physics failure")
         move = actions.clamp(-1.0, 1.0).double() * 0.05
         self.pos = (self.pos + move).clamp(0.0, 1.0)
         self.episode_length_buf += 1
@@ -139,3 +144,40 @@ class TorchPointGoal(VecEnv):
 def make_vecenv(num_envs: int, device: str, seed: int, env_config: dict) -> TorchPointGoal:
     """The `--vecenv tests.rsl_helpers:make_vecenv` factory (declares only what it uses)."""
     return TorchPointGoal(num_envs, device=device, seed=seed, **env_config)
+
+
+#: held while an instance of GlobalTorchPointGoal steps: a second thread finding it held is refused
+_SIMULATOR_IN_USE = threading.Lock()
+
+
+class GlobalTorchPointGoal(TorchPointGoal):
+    """A batched simulator as mjlab's and Isaac Lab's are: worlds reset from torch's *global* generator (what
+    anything else in the process draws from it shifts the episodes), `reset()` restarts every world, no `seed`
+    of its own, and it refuses to be entered by a second thread while one steps it (MuJoCo-Warp crashes)."""
+
+    def __init__(self, num_envs: int, device: str = "cpu", max_steps: int = 100):
+        super().__init__(num_envs, device=device, max_steps=max_steps)
+
+    def _reset(self, which: torch.Tensor) -> None:
+        k = int(which.sum())
+        if k:
+            self.pos[which] = torch.rand(k, 2, dtype=torch.float64)
+            self.goal[which] = torch.rand(k, 2, dtype=torch.float64)
+            self.episode_length_buf[which] = 0
+
+    def reset(self):
+        self._reset(torch.ones(self.num_envs, dtype=torch.bool))
+        return self.get_observations(), {}
+
+    def step(self, actions: torch.Tensor):
+        if not _SIMULATOR_IN_USE.acquire(blocking=False):
+            raise RuntimeError("a second thread entered the simulator while another stepped it")
+        try:
+            return super().step(actions)
+        finally:
+            _SIMULATOR_IN_USE.release()
+
+
+def make_global_vecenv(num_envs: int, device: str) -> GlobalTorchPointGoal:
+    """`--vecenv tests.support.rsl:make_global_vecenv`: takes no seed, as many users' factories."""
+    return GlobalTorchPointGoal(num_envs, device=device)

@@ -1,5 +1,5 @@
-"""The process a path runs in (started by `process_path.ProcessPath`, spawned: nothing of the run's process is
-inherited but what is passed).
+"""The process a path runs in: `python -m tui_eval.isolation.child SOCKET` (started by `process_path.ProcessPath`;
+a fresh interpreter: nothing of the run's process is inherited but what is passed over the socket).
 
 It builds the path as a Ray worker does (`PathWorker`: the user's imports, `load_kind(spec)`, the path) and
 serves the pipe: seeds offered, hold/release, explore, frames wanted, cancel, close. A pump thread sends
@@ -19,6 +19,7 @@ from typing import Any
 
 from tui_eval.errors import first_line
 
+KEY_VARIABLE = "TUI_EVAL_PATH_KEY"  # the socket's key, hex, in the child's environment (read, then dropped)
 PUMP_S = 0.05  # the pump waits this long for a record before it looks at frames
 FRAMES_S = 0.1  # new frames are sent at most this often
 
@@ -35,19 +36,22 @@ class _Wire:
             self.conn.send(message)
 
 
-def _quiet_output(log_file: str | None) -> None:
-    """The path's libraries print (warnings, C code): into a file, not over the run's terminal or app."""
-    target = os.open(log_file or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(target, 1)
-    os.dup2(target, 2)
-    os.close(target)
+def main(address: str) -> None:
+    """Connect to the run's process, take the path to build, build it, then serve the socket until closed."""
+    from multiprocessing.connection import Client
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # Ray's atexit hooks run on a plain terminate
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the run's to handle
+    conn = Client(address, family="AF_UNIX", authkey=bytes.fromhex(os.environ.pop(KEY_VARIABLE)))
+    _, spec, name, explore, setup = conn.recv()
+    for entry in reversed(setup.get("sys_path", [])):  # the run's modules (the user's, --import) as it sees them
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    serve(conn, spec, name, explore, setup)
 
 
 def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any]) -> None:
-    """The child's main: build the path, then serve the pipe until closed."""
-    _quiet_output(setup.get("log_file"))
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # Ray's atexit hooks run on a plain terminate
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the run's to handle
+    """Build the path, then serve the connection until closed."""
     wire = _Wire(conn)
     try:
         worker = _build(spec, name, explore, setup)
@@ -125,3 +129,7 @@ def _pump(wire: _Wire, worker: Any) -> None:
                     wire.send(("frames", news))
     except (EOFError, OSError, BrokenPipeError):  # the run's process is gone
         os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

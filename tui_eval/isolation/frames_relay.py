@@ -37,7 +37,7 @@ class FrameSender:
 
     def __init__(self, hub: FrameHub, tap: PathTap):
         self.hub, self.tap = hub, tap
-        self._sent: dict[int, int] = {}  # id(episode) -> frames sent of it
+        self._sent: dict[int, int] = {}  # id(episode) -> the step of its last frame sent (-1: none yet)
 
     def news(self) -> tuple[Any, ...] | None:
         tap = self.tap
@@ -48,14 +48,14 @@ class FrameSender:
             focus = list(self.hub.focus)
         parts = []
         for episode in episodes:
-            frames = list(episode.frames)
-            sent = self._sent.get(id(episode), 0)
-            sent = min(sent, len(frames))  # the deque dropped old frames: send what is new
-            new = frames[sent:] if sent < len(frames) else []
             fresh = id(episode) not in self._sent
+            last = self._sent.get(id(episode), -1)
+            new = [f for f in list(episode.frames) if f.step > last]  # the deque keeps the newest: a step orders them
             if new or fresh or not episode.done:
                 parts.append((episode.key, episode.step, episode.ret, episode.done, new))
-            self._sent[id(episode)] = len(frames)
+            if new:
+                last = new[-1].step
+            self._sent[id(episode)] = last
         alive = {id(e) for e in episodes}
         self._sent = {k: v for k, v in self._sent.items() if k in alive}
         if not parts and tap.problem is None:

@@ -18,13 +18,18 @@ stays prompt during loading and on a busy machine.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import queue
+import secrets
+import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
 import time
+from multiprocessing.connection import Listener
+from pathlib import Path
 from typing import Any
 
 from tui_eval.feed import Seed, SeedFeed
@@ -48,16 +53,13 @@ class ProcessPath(InferencePath):
         """Start the child; with `wait`, return once it has loaded the path (else `wait_loaded` does)."""
         self.name, self.explore = name, explore
         self.description = "loading in a process of its own"
-        ctx = multiprocessing.get_context("spawn")  # fork would copy the run's threads, locks and Ray state
-        self._conn, child_conn = ctx.Pipe()
-        setup = dict(setup, log_file=os.path.join(tempfile.gettempdir(), f"tui-eval-path-{name}-{os.getpid()}.log"))
-        self.output_file = setup["log_file"]
-        from tui_eval.isolation.child import serve
-
-        self._process = ctx.Process(target=serve, args=(child_conn, spec, name, explore, setup),
-                                    name=f"tui-eval-path-{name}", daemon=True)
-        self._process.start()
-        child_conn.close()
+        self._folder = tempfile.mkdtemp(prefix="tui-eval-path-")  # its socket, readable by this user only
+        key = secrets.token_bytes(16)
+        self._listener = Listener(os.path.join(self._folder, "socket"), family="AF_UNIX", authkey=key)
+        self.output_file = os.path.join(tempfile.gettempdir(), f"tui-eval-path-{name}-{os.getpid()}.log")
+        self._hello = ("build", spec, name, explore, dict(setup, sys_path=[p for p in sys.path if p]))
+        self._process = self._start(key)
+        self._conn: Any = None
         self._send_lock = threading.Lock()
         self._replies: dict[int, Any] = {}
         self._reply_ready = threading.Condition()
@@ -65,7 +67,8 @@ class ProcessPath(InferencePath):
         self._inbox: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self._loaded = threading.Event()
         self._load_answer: tuple[Any, ...] | None = None
-        self._outstanding: set[Seed] = set()
+        self._outstanding: set[Seed] = set()  # offered to the child, not recorded nor handed back yet
+        self._outstanding_lock = threading.Lock()
         self._capacity = 1
         self._feed: Any = None
         self._tap: PathTap | None = None
@@ -77,17 +80,35 @@ class ProcessPath(InferencePath):
             self.wait_loaded()
 
     # ------------------------------------------------------------------ the pipe
+    def _start(self, key: bytes) -> subprocess.Popen:
+        """A fresh interpreter (not a fork: the run's threads, locks and Ray state stay here), in a session of its
+        own (a terminal's hangup or Ctrl-C is the run's to handle), its output into a file."""
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ, TUI_EVAL_PATH_KEY=key.hex(),
+                   PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+        with open(self.output_file, "ab") as output:
+            return subprocess.Popen([sys.executable, "-m", "tui_eval.isolation.child", self._listener.address],
+                                    env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+
     def _send(self, *message: Any) -> None:
         with self._send_lock:
             try:
-                self._conn.send(message)
+                if self._conn is not None:
+                    self._conn.send(message)
             except (OSError, ValueError):  # the child is gone: the run loop sees it
                 pass
 
     def _read(self) -> None:
-        while True:
+        try:
+            conn = self._listener.accept()
+            conn.send(self._hello)
+        except (OSError, EOFError):  # closed before the child connected (it died, or the run closed it)
+            conn = None
+        self._conn = conn
+        while conn is not None:
             try:
-                message = self._conn.recv()
+                message = conn.recv()
             except (EOFError, OSError):
                 break
             kind = message[0]
@@ -123,8 +144,10 @@ class ProcessPath(InferencePath):
             return self._replies.pop(ident)
 
     def _death(self) -> str:
-        self._process.join(0.5)
-        code = self._process.exitcode
+        try:
+            code: int | None = self._process.wait(0.5)
+        except subprocess.TimeoutExpired:
+            code = None
         if code is not None and code < 0:
             try:
                 how = f"killed by {signal.Signals(-code).name}"
@@ -136,9 +159,14 @@ class ProcessPath(InferencePath):
 
     # ------------------------------------------------------------------ loading
     def wait_loaded(self) -> None:
-        if not self._loaded.wait(LOAD_TIMEOUT_S):
-            self.close()
-            raise TimeoutError(f"the {self.name} path did not load within {LOAD_TIMEOUT_S:g}s")
+        deadline = time.monotonic() + LOAD_TIMEOUT_S
+        while not self._loaded.wait(0.1):  # a child that dies before it connects never answers: look at it
+            if self._process.poll() is not None and not self._loaded.wait(0.5):
+                self.close()
+                raise PathProcessDied(self._death())
+            if time.monotonic() > deadline:
+                self.close()
+                raise TimeoutError(f"the {self.name} path did not load within {LOAD_TIMEOUT_S:g}s")
         answer = self._load_answer
         if answer is None:
             self.close()
@@ -165,10 +193,10 @@ class ProcessPath(InferencePath):
         dry = False
         try:
             while not feed.cancelled:
+                next_wanted = self._send_wanted(next_wanted)  # before seeds: the envs reset knowing what to show
                 dry = self._top_up(feed) or dry
                 if dry and not self._outstanding:
                     return
-                next_wanted = self._send_wanted(next_wanted)
                 try:
                     message = self._inbox.get(timeout=0.05)
                 except queue.Empty:
@@ -193,7 +221,8 @@ class ProcessPath(InferencePath):
         return False
 
     def _offer(self, seeds: list[Seed]) -> None:
-        self._outstanding.update(seeds)
+        with self._outstanding_lock:
+            self._outstanding.update(seeds)
         self._send("offer", seeds)
 
     def _receive(self, message: tuple[Any, ...], emit: Emit) -> None:
@@ -203,18 +232,24 @@ class ProcessPath(InferencePath):
         _, records, error, frozen = message
         for record in records:
             key = (record.seed, record.block)
-            if key in self._outstanding:  # handed back at a pause and then started anyway: never counted twice
-                self._outstanding.discard(key)
+            if self._claim(key):  # handed back at a pause and then started anyway: never counted twice
                 emit(record)
         if frozen is not None:
             seed, block, why = frozen
-            if (seed, block) in self._outstanding:
-                self._outstanding.discard((seed, block))
+            if self._claim((seed, block)):
                 emit(EpisodeRecord(path=self.name, seed=seed, block=block, ret=0.0, length=0, success=False,
                                    invalid=True, reason=why, explore=self.explore))
             raise RuntimeError(f"{why}; the path is loaded afresh in a new process")
         if error is not None:
             raise RuntimeError(error[0])
+
+    def _claim(self, key: Seed) -> bool:
+        """True once for a seed offered and not yet recorded or handed back (it is no longer outstanding)."""
+        with self._outstanding_lock:
+            if key in self._outstanding:
+                self._outstanding.remove(key)
+                return True
+            return False
 
     def _send_wanted(self, next_at: float) -> float:
         """The run's frame wishes, a few times a second while a viewer wants frames."""
@@ -240,8 +275,7 @@ class ProcessPath(InferencePath):
             unstarted = self._call("hold")
         except (TimeoutError, PathProcessDied):  # the run loop sees a dead child and replaces it
             return
-        unstarted = [tuple(s) for s in unstarted if tuple(s) in self._outstanding]
-        self._outstanding.difference_update(unstarted)
+        unstarted = [key for key in (tuple(s) for s in unstarted) if self._claim(key)]
         feed = self._feed
         if feed is not None and unstarted:
             feed.give_back(unstarted)
@@ -258,21 +292,31 @@ class ProcessPath(InferencePath):
         if self._closed:
             return
         self._closed = True
+        process = self._process
         loaded = self._load_answer is not None and self._load_answer[0] == "loaded"
-        if loaded and self._process.is_alive():
+        if loaded and process.poll() is None:
             try:
                 self._call("close", timeout=CLOSE_S)
             except Exception:  # stuck in a step: it is ended below
                 pass
-            self._process.join(1.0)
-        if self._process.is_alive():
-            self._process.terminate()
-            self._process.join(CLOSE_S)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join(1.0)
-        try:
-            self._conn.close()
-        except OSError:
-            pass
+            _wait(process, 1.0)
+        if process.poll() is None:
+            process.terminate()
+            _wait(process, CLOSE_S)
+        if process.poll() is None:
+            process.kill()
+            _wait(process, 1.0)
+        for end in (self._conn, self._listener):
+            try:
+                if end is not None:
+                    end.close()
+            except OSError:
+                pass
+        shutil.rmtree(self._folder, ignore_errors=True)
 
+
+def _wait(process: subprocess.Popen, seconds: float) -> None:
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        pass

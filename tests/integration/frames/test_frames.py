@@ -72,12 +72,13 @@ def test_image_observations_are_recognised_as_frames():
     assert not is_image_space(gym.make("LunarLander-v3").observation_space)
 
 
-def _engine(tmp_path, *args):
+def _engine(tmp_path, *args, own_processes: bool = False):
+    """Paths as threads of this process (their envs are inspected), or each in a process of its own."""
     from tui_eval.cli import build_parser, spec_from_args
     from tui_eval.session import plan_run, start_engine
 
     argv = [str(CARTPOLE), "--vs", str(CARTPOLE), "--paths", "connectors,vs", "--log", str(tmp_path / "r.sqlite"),
-            *args]
+            *(() if own_processes else ("--in-process",)), *args]
     return start_engine(plan_run(spec_from_args(build_parser().parse_args(argv))))
 
 
@@ -121,6 +122,28 @@ def test_the_hub_renders_one_env_per_path_and_shows_a_seed_both_paths_played(tmp
     assert idle.wait(60)
     idle.close()
     assert idle.frames.view(["connectors", "vs"]).key is None
+
+
+def test_frames_of_a_path_in_its_own_process_reach_the_runs_hub_for_the_seed_both_paths_played(tmp_path):
+    """`vs` runs in a process of its own: its frames come back over its pipe and show side by side with the
+    frames of `connectors` (in the run's process), on the same seed."""
+    engine = _engine(tmp_path, "--num-envs", "3", "--episodes", "6", own_processes=True)
+    assert "in a process of its own" in engine.paths["vs"].description
+    engine.frames.always = True
+    engine.start()
+    try:
+        assert engine.wait(120)
+        view = wait_until(lambda: (v := engine.frames.view(["connectors", "vs"], history=True)).keys and v,
+                          timeout=10)
+    finally:
+        engine.close()
+    assert [p.key for p in view.panes] == [view.key, view.key]
+    for pane in view.panes:
+        steps = [f.step for f in pane.frames]
+        assert steps and steps == sorted(steps) and pane.frames[-1].step <= pane.step
+        assert all(f.image.dtype == np.uint8 and f.image.shape[2] == 3 for f in pane.frames)
+    vs, connectors = view.panes[1], view.panes[0]
+    assert vs.done and vs.step == connectors.step and vs.ret == connectors.ret  # one policy, one seed
 
 
 def test_the_wire_keeps_a_view_intact():

@@ -12,21 +12,22 @@ other simulator that already speaks rsl_rl plugs in. The factory is called with 
 (e.g. for `clip_actions`). The factory is called once per inference path (each path steps its own
 env), and again after the env raised.
 
-Such a VecEnv resets its worlds itself, so per-world seeding is the factory's business: tui-eval
-cannot put a seed into a world. It *labels* episodes instead: when a world starts an episode, the next
-seed of the run's block is recorded as that episode's seed (worlds in index order at the start, then
-in the order they finish; several worlds finishing in the same step take seeds in world order). For a
-deterministic simulator seeded with `seed`, both paths then see the same episode under the same
-label. Per world, an episode is **invalid** when its observation, reward or the policy's action is
+Such a VecEnv resets its worlds itself and is seeded as a whole: one seed for a batch of worlds. So
+the unit that pairs across paths is (batch seed, world), and the run's seeds map onto it one to one: seed
+S is world `S mod N` of the batch seeded `S - S mod N` (N worlds). The env plays batches: before each one
+it is put in the batch seed's state (`_reseed`: the process-wide generators, tui_eval/global_rng.py, then
+the env's own `seed(s)` and `reset()` where it has them, else a new env from the factory with that seed),
+every world whose seed the path was handed runs one full episode, and the other worlds' episodes are not
+recorded; the batch ends when its last recorded episode does. So every batch has its own seed, whichever
+path, Ray worker or restart plays it, and both paths play the same episode under the same seed.
+
+Per world, an episode is **invalid** when its observation, reward or the policy's action is
 non-finite (non-finite values are replaced by 0 before the policy or the env sees them; the world's
-current episode is then discarded until the env ends it, or given up after the env's
-`max_episode_length` steps), or when a step takes longer than `--step-timeout` (every episode in
-flight). When `step` raises, every episode in flight is invalid and the env is closed and rebuilt from
-the factory (with the same arguments: from then on this path's labels no longer pair with another
-path's). Success: a per-world boolean tensor in `extras[success_key]` (or `extras["is_success"]` /
-`extras["success"]`), read for the worlds that finished; otherwise unknown (None). At `begin` after a
-first run, the env is reset with its `reset()` if it has one; without it, worlds join with their next
-episode.
+episode is then not recorded further), or when a step takes longer than `--step-timeout` (every
+episode in flight). When `step` raises, every episode in flight is invalid and the env is closed and
+rebuilt from the factory; the next batch follows. Success: a per-world boolean tensor in
+`extras[success_key]` (or `extras["is_success"]` / `extras["success"]`), read for the worlds that finished;
+otherwise unknown (None).
 """
 
 from __future__ import annotations
@@ -43,9 +44,10 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
+from tui_eval import global_rng
 from tui_eval.envs import SUCCESS_CONVENTIONS
 from tui_eval.errors import first_line
-from tui_eval.feed import SeedFeed
+from tui_eval.feed import Seed, SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import DISCARD, IDLE, LIVE, EpisodeEnd, EvalVecEnv
 from tui_eval.spec import BadInput
 
@@ -71,14 +73,18 @@ def resolve_factory(text: str) -> Callable[..., VecEnv]:
     return obj
 
 
-def _call_factory(factory: Callable[..., VecEnv], kwargs: dict[str, Any]) -> VecEnv:
+def _accepted(factory: Callable[..., VecEnv], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments the factory declares (all of them for `**kwargs` or no signature)."""
     try:
         params = inspect.signature(factory).parameters
         takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-        call = {k: v for k, v in kwargs.items() if k == "num_envs" or takes_all or k in params}
+        return {k: v for k, v in kwargs.items() if k == "num_envs" or takes_all or k in params}
     except (TypeError, ValueError):  # no signature (a builtin): pass everything
-        call = kwargs
-    return factory(**call)
+        return kwargs
+
+
+def _call_factory(factory: Callable[..., VecEnv], kwargs: dict[str, Any]) -> VecEnv:
+    return factory(**_accepted(factory, kwargs))
 
 
 class FactoryVecEnv(EvalVecEnv):
@@ -105,7 +111,12 @@ class FactoryVecEnv(EvalVecEnv):
         self._t0 = np.zeros(n)
         self.finished = []
         self.rebuilds = 0
-        self.description = f"{n} worlds from --vecenv {factory_name}"
+        self._pending: list[Seed] = []  # seeds handed to this path for batches not played yet
+        self._built_seed: int | None = int(factory_kwargs.get("seed", 0))  # the seed the env is in now
+        self.batches = 0
+        self.reseeding = self._reseeding()
+        self.description = (f"{n} worlds from --vecenv {factory_name}, one seed per batch (seed S: world S mod {n} "
+                            f"of the batch seeded S - S mod {n}; {self.reseeding})")
 
     def _build(self) -> VecEnv:
         try:
@@ -118,7 +129,6 @@ class FactoryVecEnv(EvalVecEnv):
         if missing:
             raise BadInput(f"--vecenv {self.factory_name} returned a {type(env).__name__} without "
                            f"{', '.join(missing)}; it must return an rsl_rl VecEnv")
-        self._fresh = True
         return env
 
     # -- rsl_rl VecEnv API (delegated)
@@ -137,16 +147,57 @@ class FactoryVecEnv(EvalVecEnv):
     def get_observations(self) -> TensorDict:
         return self.inner.get_observations()
 
-    # -- labels
-    def _label(self, i: int, now: float) -> None:
-        assigned = None if self._feed is None else self._feed.take()
-        if assigned is None:
-            self.state[i] = IDLE
-            return
-        self._seed[i], self._block[i] = assigned
-        self.state[i] = LIVE
-        self._steps[i] = 0
-        self._t0[i] = now
+    # -- batches
+    def _reseeding(self) -> str:
+        """How the env is put in a batch seed's state, in words."""
+        inner = self.inner
+        if callable(getattr(inner, "seed", None)) and callable(getattr(inner, "reset", None)):
+            return "env.seed(batch seed) and env.reset() per batch"
+        if "seed" in _accepted(self._factory, self._factory_kwargs):
+            return "a new env from the factory per batch, with the batch seed"
+        return ("env.reset() per batch with the process-wide generators seeded (the factory takes no seed: "
+                "episodes follow the seed only if the env draws from those generators)")
+
+    def _reseed(self, seed: int) -> None:
+        """The env in the state `seed` decides, every world at the start of an episode."""
+        global_rng.seed_all(seed)
+        inner = self.inner
+        if callable(getattr(inner, "seed", None)) and callable(getattr(inner, "reset", None)):
+            inner.seed(seed)
+            inner.reset()
+        elif "seed" in _accepted(self._factory, self._factory_kwargs):
+            if self._built_seed != seed:
+                self._close_inner()
+                self._factory_kwargs = dict(self._factory_kwargs, seed=seed)
+                self.inner = self._build()
+        elif callable(getattr(inner, "reset", None)):
+            inner.reset()
+        self._built_seed = None if self._built_seed == seed else self._built_seed
+        self.batches += 1
+
+    def _start_batch(self, now: float) -> bool:
+        """The next batch: the seeds this path holds of one batch run on their worlds, the other worlds play
+        unrecorded. False when the path holds no seed (every world idle)."""
+        n = self.num_envs
+        while len(self._pending) < n:
+            assigned = None if self._feed is None else self._feed.take()
+            if assigned is None:
+                break
+            self._pending.append((int(assigned[0]), int(assigned[1])))
+        if not self._pending:
+            self.state[:] = IDLE
+            return False
+        first_seed, block = self._pending[0]
+        batch = first_seed - first_seed % n
+        mine = [key for key in self._pending if key[1] == block and key[0] - key[0] % n == batch]
+        self._pending = [key for key in self._pending if key not in mine]
+        self._reseed(batch)
+        self.state[:] = DISCARD
+        self._steps[:] = 0
+        for seed, blk in mine:
+            world = seed % n
+            self.state[world], self._seed[world], self._block[world], self._t0[world] = LIVE, seed, blk, now
+        return True
 
     def _finish(self, i: int, success: bool | None, reason: str | None, now: float) -> None:
         self.finished.append(EpisodeEnd(i, int(self._seed[i]), int(self._block[i]),
@@ -155,20 +206,8 @@ class FactoryVecEnv(EvalVecEnv):
     def begin(self, feed: SeedFeed) -> TensorDict:
         self._feed = feed
         self.finished = []
-        now = time.perf_counter()
-        obs = None
-        if not self._fresh and callable(getattr(self.inner, "reset", None)):
-            out = self.inner.reset()
-            obs = out[0] if isinstance(out, tuple) else out
-            self._fresh = True
-        if self._fresh:
-            for i in range(self.num_envs):
-                self._label(i, now)
-        else:  # cannot restart the worlds: each joins with its next episode
-            self.state[:] = DISCARD
-            self._steps[:] = 0
-        self._fresh = False
-        return obs if isinstance(obs, TensorDict) else self.inner.get_observations()
+        self._start_batch(time.perf_counter())
+        return self.inner.get_observations()
 
     def end(self) -> None:
         self._feed = None
@@ -218,18 +257,14 @@ class FactoryVecEnv(EvalVecEnv):
             if reason[i] is not None and self.state[i] == LIVE:
                 self._finish(i, False, reason[i], now)
                 self.state[i] = DISCARD  # the env ends this episode when it will; it is not recorded
-                self._steps[i] = 0
         if done_np.any():
             for i in np.flatnonzero(done_np).tolist():
                 if self.state[i] == LIVE:
                     self._finish(i, self._success(extras, i), None, now)
-                if self.state[i] != IDLE:
-                    self._label(i, now)
-        # a discarded episode that the env never ends (a world stuck in NaN without a time limit) must not keep
-        # the run alive: past the env's max_episode_length, give the world up
-        stuck = (self.state == DISCARD) & (self._steps > self._max_steps)
-        if stuck.any():
-            self.state[stuck] = IDLE
+                    self.state[i] = DISCARD  # one episode per world and batch
+        if not (self.state == LIVE).any() and self._start_batch(now):
+            # every world starts the new batch's episode: the step's observations are the batch's first
+            obs, dones = self.inner.get_observations(), torch.ones_like(dones, dtype=torch.bool)
         return obs, rew, dones, extras
 
     def _zero_non_finite(self, obs: TensorDict, rew: torch.Tensor, live: np.ndarray,
@@ -255,40 +290,31 @@ class FactoryVecEnv(EvalVecEnv):
                 obs[key] = torch.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0)
         return obs, rew
 
-    @property
-    def _max_steps(self) -> int:
-        limit = getattr(self.inner, "max_episode_length", None)
-        try:
-            return int(limit.max()) if isinstance(limit, torch.Tensor) else int(limit)  # type: ignore[arg-type]
-        except (TypeError, ValueError):  # no limit, or not a number
-            return 10**9
-
     def _rebuild(self, error: str) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
         """`step` raised: every episode in flight is invalid; close the env and build a fresh one."""
         now = time.perf_counter()
         for i in np.flatnonzero(self.state == LIVE).tolist():
             self._finish(i, False, f"env raised at step {self._steps[i]}: {error}", now)
-        try:
-            self.inner.close()
-        except Exception:  # the env already failed; closing it is best effort
-            pass
+        self._close_inner()
         self.inner = self._build()
+        self._built_seed = int(self._factory_kwargs.get("seed", 0))
         self.rebuilds += 1
-        self._fresh = False
-        for i in range(self.num_envs):
-            if self.state[i] != IDLE:
-                self._label(i, now)
+        self.state[:] = DISCARD
+        self._start_batch(now)
         n = self.num_envs
         obs = self.inner.get_observations()
         dev = self.device
         return (obs, torch.zeros(n, device=dev), torch.ones(n, dtype=torch.bool, device=dev),
                 {"time_outs": torch.zeros(n, dtype=torch.bool, device=dev)})
 
-    def close(self) -> None:
+    def _close_inner(self) -> None:
         try:
             close = getattr(self.inner, "close", None)
             if callable(close):
                 close()
-        except Exception:  # closing is best effort: the run is over
+        except Exception:  # closing is best effort: the env failed or the run is over
             pass
+
+    def close(self) -> None:
+        self._close_inner()
 

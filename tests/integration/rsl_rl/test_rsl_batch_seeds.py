@@ -1,0 +1,64 @@
+"""Batched simulators (a `--vecenv` factory: Isaac Lab, mjlab) have one seed per batch of worlds: seed S is world
+S mod N of the batch seeded S - S mod N, and every batch is played from its own seed, on every path."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.engines import plan_for, run_to_end
+from tests.support.rsl import ListFeed, demo_checkpoint, run_path
+from tui_eval.integrations.rsl_rl.kind import RslRlKind
+from tui_eval.integrations.rsl_rl.paths.factory_env import FactoryVecEnv
+from tui_eval.spec import RunSpec
+
+GLOBAL_VECENV = "tests.support.rsl:make_global_vecenv"
+
+
+def test_each_batch_is_reseeded_and_seed_s_is_world_s_mod_n():
+    kind = RslRlKind(demo_checkpoint(), RunSpec(checkpoint=str(demo_checkpoint()), vecenv=GLOBAL_VECENV, num_envs=3))
+    path = kind.build_path("jit", False)
+    try:
+        env = path.env
+        assert isinstance(env, FactoryVecEnv) and "one seed per batch" in path.description
+        feed = ListFeed(range(10, 18))
+        worlds: dict[int, int] = {}
+        env.begin(feed)
+        import torch
+
+        while env.busy:
+            env.step(torch.zeros(3, 2))
+            worlds.update({end.seed: end.world for end in env.finished})
+        # seeds 10..17 on 3 worlds: batches 9 (worlds 1, 2), 12 and 15
+        assert worlds == {seed: seed % 3 for seed in range(10, 18)} and env.batches == 3
+    finally:
+        path.close()
+
+
+def test_a_batch_repeats_itself_whatever_drew_from_the_global_generator_before(tmp_path):
+    kind = RslRlKind(demo_checkpoint(), RunSpec(checkpoint=str(demo_checkpoint()), vecenv=GLOBAL_VECENV, num_envs=4))
+    results = []
+    for noise in (0, 1000):
+        import torch
+
+        torch.rand(noise)  # what a runner's construction or another path draws from torch's generator
+        path = kind.build_path("jit", False)
+        try:
+            results.append({r.seed: (r.ret, r.length) for r in run_path(path, range(100, 108))})
+        finally:
+            path.close()
+    assert results[0] == results[1] and len(results[0]) == 8
+
+
+@pytest.mark.parametrize("paths", ["runner,jit"])
+def test_paths_of_a_batched_simulator_run_the_same_worlds_in_their_own_processes(tmp_path, paths):
+    """The simulator refuses a second thread, as MuJoCo-Warp crashes on one: each path has a process of its own,
+    and world by world the runner and its TorchScript export give the same episodes."""
+    engine, records = run_to_end(demo_checkpoint(), "--vecenv", GLOBAL_VECENV, "--num-envs", "3", "--paths", paths,
+                                 "--episodes", "7", log=tmp_path / "run.sqlite", own_processes=True)
+    by_path = {name: {r.seed: (r.ret, r.length, r.success) for r in records if r.path == name}
+               for name in paths.split(",")}
+    start = engine.blocks[0].start
+    assert sorted(by_path["runner"]) == list(range(start, start + 7))
+    assert not any(r.invalid for r in records)
+    assert by_path["runner"] == by_path["jit"]
+    assert "in a process of its own" in engine.paths["jit"].description
