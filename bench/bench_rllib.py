@@ -16,6 +16,8 @@ Contenders, all on the same envs count, explore off (discrete actions: greedy = 
               for a checkpoint with pieces of its own (PrevActionsPrevRewards, MeanStdFilter, ...), RLlib's
               stock pieces among them batched (env-to-module tail, module-to-env pipeline)
   generic-rllib  the same step by step with every piece RLlib's own, none batched (the reference)
+  connectors-process, generic-process  `connectors` and `generic` in a process of their own, as a run places
+              every path but one (tui_eval/isolation): seeds and records cross a socket (wall clock only)
   envrunner   RLlib's own SingleAgentEnvRunner.sample(num_episodes=N, explore=False) on the same module,
               restored connectors and guarded envs: what RLlib's pipelines and episodes cost in RLlib itself
   evaluate    tui-eval's `evaluate` path (Algorithm.evaluate() on a local evaluation EnvRunner), every one of
@@ -267,6 +269,8 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
         "connectors": lambda: path_runner(kind.build_path("connectors", explore=False), episodes),
         "generic": lambda: path_runner(generic_kind.build_path("connectors", explore=False), episodes),
         "generic-rllib": lambda: path_runner(_rllib_pieces_only(kind, num_envs), episodes),
+        "connectors-process": lambda: path_runner(_in_own_process(spec), episodes),
+        "generic-process": lambda: path_runner(_in_own_process(dict(spec, generic_connectors=True)), episodes),
         "envrunner": lambda: env_runner_sample(kind, num_envs, episodes),
         "evaluate": lambda: path_runner(kind.build_path("evaluate", explore=False), episodes),
         "evaluate-first-n": lambda: first_n_runner(kind.build_path("evaluate", explore=False), episodes),
@@ -275,6 +279,16 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
     contenders = {name: make() for name, make in makers.items() if not only or name in only}
     path_runner(kind.build_path("connectors", explore=False), num_envs)()  # warm-up
     return interleaved(contenders, rounds=rounds, clock=time.process_time if cpu_time else time.perf_counter)
+
+
+def _in_own_process(spec: dict):
+    """The connectors path in a process of its own, as a run starts it (one torch thread, as for two paths)."""
+    import os
+
+    from tui_eval.isolation.process_path import ProcessPath
+    from tui_eval.spec import RunSpec
+
+    return ProcessPath(RunSpec(**spec), "connectors", False, {"cwd": os.getcwd(), "threads": 1, "keep_apart": []})
 
 
 def _rllib_pieces_only(kind, num_envs: int):
@@ -293,6 +307,8 @@ def report(title: str, rates: dict[str, float]) -> None:
         ("evaluate", "plain", "evaluate / plain Algorithm.evaluate()", "(target >= 0.9; every seed to its end)"),
         ("evaluate-first-n", "plain", "evaluate / plain, both stopped at the first N episodes", "(target >= 0.9)"),
         ("connectors", "bare", "connectors / bare", "(target >= 0.9)"),
+        ("connectors-process", "bare", "connectors in a process of its own / bare", "(target >= 0.9)"),
+        ("generic-process", "bare", "--generic-connectors in a process of its own / bare", "(target >= 0.6)"),
         ("connectors", "evaluate", "connectors / evaluate", ""),
         ("generic", "bare", "connectors --generic-connectors / bare", "(target >= 0.6)"),
         ("generic-rllib", "bare", "step by step, RLlib's pieces only / bare", ""),

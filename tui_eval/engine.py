@@ -14,17 +14,17 @@ import traceback
 from collections.abc import Callable
 
 from tui_eval.engine_feed import PathFeed
-from tui_eval.engine_schedule import PathSchedule
+from tui_eval.engine_proof import first_unproven_difference, restore_proof, start_proof
+from tui_eval.engine_schedule import PathSchedule, restore_schedules
 from tui_eval.errors import first_line
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, PathNotice, StateChanged
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.hub import FrameHub
 from tui_eval.lifecycle import EngineState
-from tui_eval.engine_proof import start_proof
 from tui_eval.paths.base import InferencePath, PathGivenUp, close_quietly
 from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ComparisonSummary, ExactProof, ReturnBounds, ReturnsSnapshot, RunStats
-from tui_eval.stats.exact_proof import NOT_NEEDED, PENDING
+from tui_eval.stats.exact_proof import PENDING
 from tui_eval.store import RunLog
 
 MAX_RESTARTS = 3
@@ -226,16 +226,8 @@ class Engine:
             self.stats.add(rec)
             if rec.block == last:
                 self.block_stats.add(rec)
-        for name, state in self._state.items():
-            state.block = last
-            for index, block in enumerate(self.blocks):
-                reached = [seed for seed, b in finished[name] if b == index]
-                cursor = max(reached) + 1 if reached else block.start
-                state.retry.extend((seed, index) for seed in range(block.start, cursor)
-                                   if (seed, index) not in finished[name])
-                if index == last:
-                    state.cursor = cursor
-            state.started = len(finished[name]) + len(state.retry)
+        restore_schedules(self._state, self.blocks, finished)
+        restore_proof(self)
 
     # ------------------------------------------------------------------ numbers
     def active_seconds(self, until: float | None = None) -> float:
@@ -321,7 +313,7 @@ class Engine:
             self.stats.add(rec)
             if rec.block == len(self.blocks) - 1:
                 self.block_stats.add(rec)
-            to_prove = self._first_unproven_difference()
+            to_prove = first_unproven_difference(self)
         self._publish(EpisodeFinished(rec))
         if to_prove is not None:
             start_proof(self, *to_prove)
@@ -422,18 +414,6 @@ class Engine:
         self._publish(StateChanged(EngineState.DONE))
 
     # ------------------------------------------------------------------ exact proof (engine_proof.py)
-    def _first_unproven_difference(self) -> tuple[str, str, object] | None:
-        """Under the lock: the first differing seed of an exact comparison, when no proof was started yet."""
-        proof = self.proof
-        if proof is None or proof.state != NOT_NEEDED:
-            return None
-        for cmp in self.stats.comparisons.values():
-            first = cmp.first_difference
-            if cmp.deterministic and first is not None:
-                proof.state, proof.seed, proof.block = PENDING, first.seed, first.block
-                return cmp.a, cmp.b, first
-        return None
-
     def proof_settled(self) -> None:
         """The proof ended (or the run is stopping): a run that waited for it is done."""
         with self._lock:

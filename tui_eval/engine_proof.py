@@ -4,26 +4,46 @@ Started by the engine when an exact comparison (explore off on both paths) sees 
 (tui_eval/stats/exact_proof.py says why). Runs in a thread of its own while the run goes on; the engine's
 `prove` callable replays one seed of one path in a fresh process (tui_eval/session.py). The result is shared by
 every comparison of the run, written to the log and said as a notice; a run that ends meanwhile waits for it.
+`engine` is the `tui_eval.engine.Engine` that started it (not imported: the engine imports this module).
 """
 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui_eval.errors import first_line
 from tui_eval.events import PathNotice
 from tui_eval.lifecycle import RunMeta
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats.comparison_summary import SeedResult
-from tui_eval.stats.exact_proof import PROVEN, REFUTED
+from tui_eval.stats.exact_proof import NOT_NEEDED, PENDING, PROVEN, REFUTED, ExactProof
 from tui_eval.stats.guards import returns_identical
 
-if TYPE_CHECKING:
-    from tui_eval.engine import Engine
+
+def first_unproven_difference(engine: Any) -> tuple[str, str, Any] | None:
+    """Under the engine's lock: the first differing seed of an exact comparison, when no proof was started yet
+    (it is then marked pending)."""
+    proof = engine.proof
+    if proof is None or proof.state != NOT_NEEDED:
+        return None
+    for cmp in engine.stats.comparisons.values():
+        first = cmp.first_difference
+        if cmp.deterministic and first is not None:
+            proof.state, proof.seed, proof.block = PENDING, first.seed, first.block
+            return cmp.a, cmp.b, first
+    return None
 
 
-def start_proof(engine: Engine, a: str, b: str, first: Any) -> None:
+def restore_proof(engine: Any) -> None:
+    """A resumed run keeps the proof its log holds; one that was under way starts again at the next record."""
+    kept = ExactProof.from_json(engine.log.meta().get("exact_proof"))
+    if engine.proof is not None and kept is not None and kept.state in (PROVEN, REFUTED):
+        engine.proof.state, engine.proof.seed, engine.proof.block, engine.proof.line = (
+            kept.state, kept.seed, kept.block, kept.line)
+
+
+def start_proof(engine: Any, a: str, b: str, first: Any) -> None:
     proof = engine.proof
     assert proof is not None
     proof.line = f"seed {first.seed} differs: replaying it on {a} and on {b}, each alone in a fresh process"
@@ -44,7 +64,7 @@ def _shown(result: SeedResult) -> str:
     return f"{result.ret:.6g}" if result.valid else "invalid"
 
 
-def _prove(engine: Engine, a: str, b: str, first: Any) -> None:
+def _prove(engine: Any, a: str, b: str, first: Any) -> None:
     proof = engine.proof
     assert proof is not None and engine._prove is not None
     parted: list[str] = []

@@ -6,6 +6,7 @@ import collections
 from dataclasses import dataclass, field
 
 from tui_eval.feed import Seed
+from tui_eval.spec import SeedBlock
 
 
 @dataclass(eq=False)
@@ -24,3 +25,19 @@ class PathSchedule:
     restarts: int = 0
     steps: int = 0
     done_at: float | None = None
+
+
+def restore_schedules(states: dict[str, PathSchedule], blocks: list[SeedBlock], finished: dict[str, set[Seed]]) -> None:
+    """A resumed run's schedule per path: the seeds it never finished (in flight when its process died) handed
+    out again first, then the seeds after the last one it reached; no finished seed runs again, none is skipped."""
+    last = len(blocks) - 1
+    for name, state in states.items():
+        state.block = last
+        for index, block in enumerate(blocks):
+            reached = [seed for seed, b in finished[name] if b == index]
+            cursor = max(reached) + 1 if reached else block.start
+            state.retry.extend((seed, index) for seed in range(block.start, cursor)
+                               if (seed, index) not in finished[name])
+            if index == last:
+                state.cursor = cursor
+        state.started = len(finished[name]) + len(state.retry)

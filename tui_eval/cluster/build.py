@@ -22,8 +22,7 @@ def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int, wait
     import ray
 
     from tui_eval import global_rng
-
-    from tui_eval.cluster.worker import PathWorker
+    from tui_eval.isolation.worker import PathWorker
 
     resources = actor_resources(spec, actors)
     actor_class = ray.remote(PathWorker)

@@ -1,4 +1,4 @@
-"""The driver's side of a path whose episodes run in Ray actors (cluster/worker.py).
+"""The driver's side of a path whose episodes run in Ray actors (isolation/worker.py).
 
 Seeds flow from the engine's feed to the actors in small blocks: each actor holds at most as many seeds
 as it has envs plus `block` waiting ones, so a pause leaves little to hand back and stop reaches every

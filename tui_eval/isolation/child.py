@@ -68,14 +68,12 @@ def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any])
 
 
 def _build(spec: Any, name: str, explore: bool, setup: dict[str, Any]) -> Any:
-    from tui_eval.cluster.worker import PathWorker
     from tui_eval.frames.hub import FrameHub
+    from tui_eval.isolation.worker import PathWorker
 
     hub = FrameHub()
-    worker = PathWorker(spec, name, explore, setup["cwd"], setup["threads"], tuple(setup["keep_apart"]),
-                        frames=hub.tap(name), in_ray=False)
-    worker.hub = hub
-    return worker
+    return PathWorker(spec, name, explore, setup["cwd"], setup["threads"], tuple(setup["keep_apart"]),
+                      frames=hub.tap(name), in_ray=False)
 
 
 def _serve_commands(wire: _Wire, worker: Any) -> None:
@@ -97,7 +95,7 @@ def _serve_commands(wire: _Wire, worker: Any) -> None:
             worker.set_explore(args[1])
             wire.send(("reply", args[0], None))
         elif command == "frames":
-            apply_wanted(worker.hub, worker.frames, args[0])
+            apply_wanted(worker.frames.hub, worker.frames, args[0])
         elif command == "cancel":
             worker.cancel()
         elif command == "close":
@@ -112,7 +110,7 @@ def _pump(wire: _Wire, worker: Any) -> None:
     """Records (and a failure or a frozen step) as they come; the shown env's new frames a few times a second."""
     from tui_eval.isolation.frames_relay import FrameSender
 
-    frames = FrameSender(worker.hub, worker.frames)
+    frames = FrameSender(worker.frames.hub, worker.frames)
     next_frames = 0.0
     try:
         while True:

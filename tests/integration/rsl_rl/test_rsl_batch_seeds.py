@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.engines import plan_for, run_to_end
+from tests.support.engines import run_to_end
 from tests.support.rsl import ListFeed, demo_checkpoint, run_path
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.integrations.rsl_rl.paths.factory_env import FactoryVecEnv

@@ -60,7 +60,7 @@ class RllibMultiAgentConnectorsPath(InferencePath):
         self.loop = MultiAgentRunnerLoop(env=self.env, module=module, env_to_module=self.env_to_module_call,
                                          module_to_env=self.module_to_env_call, mapping_fn=mapping_fn,
                                          record=self._record)
-        self.num_envs = num_envs  # what a Ray actor running this path holds at once (cluster/worker.py)
+        self.num_envs = num_envs  # what a Ray actor running this path holds at once (isolation/worker.py)
         self.description = (f"MultiRLModule ({', '.join(self.module_ids)}) + multi-agent EnvToModule/ModuleToEnv "
                             f"from the checkpoint, stepped as MultiAgentEnvRunner does"
                             + (f" ({' and '.join(batched_pieces)} batched per module)" if batched_pieces else "")

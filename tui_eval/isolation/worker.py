@@ -1,4 +1,5 @@
-"""The Ray actor that runs one path's episodes on a cluster node.
+"""A path served from a process of its own: the Ray actor of a cluster node (`--workers`), and the host of a path
+in its own local process (tui_eval/isolation/child.py).
 
 It builds the path exactly as the run would in-process (the user's imports, `load_kind(spec)`,
 `kind.build_path(name, explore)`), then runs `path.run` in a thread of its own on seeds from a small
