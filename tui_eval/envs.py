@@ -3,6 +3,7 @@ episodes from invalid ones (a world that blew up, froze or raised) in the same w
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import math
 import time
@@ -26,6 +27,18 @@ IDLE_KEY = "tui_eval_idle"
 SUCCESS_CONVENTIONS = ("is_success", "success")
 
 _INTEGER_TYPES = (int, np.int64, np.int32)  # discrete actions: always finite
+
+
+def start_fingerprint(obs: Any) -> str:
+    """A short fingerprint of an episode's first observation (a number array, a dict of them, a tensor): two
+    episodes that start alike and end with the same return and length are one episode played twice."""
+    if isinstance(obs, dict):
+        parts = [start_fingerprint(obs[k]) for k in sorted(obs, key=str)]
+        return hashlib.blake2b("".join(parts).encode(), digest_size=8).hexdigest()
+    if hasattr(obs, "detach"):
+        obs = obs.detach().cpu().numpy()
+    data = np.ascontiguousarray(np.asarray(obs, dtype=np.float64))
+    return hashlib.blake2b(data.tobytes(), digest_size=8).hexdigest()
 
 
 def all_finite(value: Any) -> bool:

@@ -94,6 +94,9 @@ def verdict_line(comparison: ComparisonSummary | None) -> str:
             text += f" ({c.margin_source})"
     if c.duplicates:
         text += f"; {c.duplicates} duplicate record(s) kept apart"
+    if c.repeated:
+        text += (f"; {c.repeated} episode(s) repeat another seed's episode (same start, return and length): the "
+                 "seeds were not independent")
     return text + f"\n  {comparison_reason(c)}"
 
 

@@ -32,6 +32,11 @@ class EpisodeRecord:
     #: multi-agent episodes: (module id, the module's return, its agent steps) per module, by id; `ret` is then
     #: the team return (all modules' together), or one module's under `--module`; `length` counts env steps
     modules: tuple[tuple[str, float, int], ...] = ()
+    #: a batched simulator's world that ran it (its batch seed is `seed - world`); None for per-episode seeded envs
+    world: int | None = None
+    #: a fingerprint of the episode's first observation (tui_eval.envs.start_fingerprint), where the path reads it:
+    #: two records of one path with the same start, return and length under different seeds repeat one episode
+    start: str | None = None
 
     def __post_init__(self) -> None:
         if self.invalid and self.success:
@@ -58,6 +63,7 @@ class EpisodeRecord:
             "explore": self.explore,
             **({"modules": {m: {"return": r if math.isfinite(r) else None, "agent_steps": n}
                             for m, r, n in self.modules}} if self.modules else {}),
+            **({"world": self.world, "batch_seed": self.seed - self.world} if self.world is not None else {}),
         }
 
 

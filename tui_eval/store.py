@@ -22,34 +22,39 @@ CREATE TABLE IF NOT EXISTS episodes (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     path TEXT NOT NULL, seed INTEGER NOT NULL, block INTEGER NOT NULL,
     ret REAL, length INTEGER NOT NULL, success INTEGER, invalid INTEGER NOT NULL,
-    reason TEXT, wall_s REAL NOT NULL, explore INTEGER, finished_at REAL NOT NULL, modules TEXT
+    reason TEXT, wall_s REAL NOT NULL, explore INTEGER, finished_at REAL NOT NULL, modules TEXT,
+    world INTEGER, start TEXT
 );
 """
 
-_COLUMNS = "path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules"
+_COLUMNS = "path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules, world, start"
+#: columns added after the first logs were written: (name, type); older logs get them empty
+_LATER_COLUMNS = (("modules", "TEXT"), ("world", "INTEGER"), ("start", "TEXT"))
 
 
 def _to_row(rec: EpisodeRecord) -> tuple:
     return (rec.path, rec.seed, rec.block, rec.ret, rec.length,
             None if rec.success is None else int(rec.success), int(rec.invalid), rec.reason,
             rec.wall_s, None if rec.explore is None else int(rec.explore),
-            json.dumps([list(m) for m in rec.modules]) if rec.modules else None)
+            json.dumps([list(m) for m in rec.modules]) if rec.modules else None, rec.world, rec.start)
 
 
 def _from_row(row: tuple) -> EpisodeRecord:
-    path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules = row
+    path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules, world, start = row
     return EpisodeRecord(path=path, seed=seed, ret=float("nan") if ret is None else ret, length=length,
                          success=None if success is None else bool(success), invalid=bool(invalid),
                          reason=reason, wall_s=wall_s, block=block,
                          explore=None if explore is None else bool(explore),
-                         modules=tuple((m, float(r), int(n)) for m, r, n in json.loads(modules)) if modules else ())
+                         modules=tuple((m, float(r), int(n)) for m, r, n in json.loads(modules)) if modules else (),
+                         world=world, start=start)
 
 
-def _add_modules_column(db: sqlite3.Connection) -> None:
-    """Logs written before episodes carried per-module returns have no `modules` column: add it (empty)."""
+def _add_later_columns(db: sqlite3.Connection) -> None:
+    """Logs written before episodes carried per-module returns, worlds or starts lack those columns: add them."""
     names = {row[1] for row in db.execute("PRAGMA table_info(episodes)")}
-    if "modules" not in names:
-        db.execute("ALTER TABLE episodes ADD COLUMN modules TEXT")
+    for name, kind in _LATER_COLUMNS:
+        if name not in names:
+            db.execute(f"ALTER TABLE episodes ADD COLUMN {name} {kind}")
 
 
 def _plain(value: Any) -> Any:
@@ -77,10 +82,13 @@ class RunLog:
             # NORMAL in WAL mode: a commit survives a killed process (not a power cut), and is cheap.
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
-            _add_modules_column(self._db)
+            _add_later_columns(self._db)
         self._columns = _COLUMNS
-        if readonly and "modules" not in {row[1] for row in self._db.execute("PRAGMA table_info(episodes)")}:
-            self._columns = _COLUMNS.replace(", modules", ", NULL")  # an older log, read as it is
+        if readonly:  # an older log, read as it is: the columns it lacks read as NULL
+            names = {row[1] for row in self._db.execute("PRAGMA table_info(episodes)")}
+            for name, _ in _LATER_COLUMNS:
+                if name not in names:
+                    self._columns = self._columns.replace(f", {name}", ", NULL")
         self._lock = threading.Lock()
 
     # -- writing
@@ -94,7 +102,7 @@ class RunLog:
     def append(self, rec: EpisodeRecord) -> None:
         with self._lock:
             self._db.execute(
-                f"INSERT INTO episodes ({_COLUMNS}, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO episodes ({_COLUMNS}, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (*_to_row(rec), time.time()),
             )
 

@@ -181,3 +181,17 @@ class GlobalTorchPointGoal(TorchPointGoal):
 def make_global_vecenv(num_envs: int, device: str) -> GlobalTorchPointGoal:
     """`--vecenv tests.support.rsl:make_global_vecenv`: takes no seed, as many users' factories."""
     return GlobalTorchPointGoal(num_envs, device=device)
+
+
+class SeedlessPointGoal(TorchPointGoal):
+    """Ignores every seed, as a factory with a seed baked into its cfg does: `reset()` restarts its own generator
+    from 0, so every batch starts its worlds where the last one did."""
+
+    def reset(self):
+        self.gen = torch.Generator().manual_seed(0)
+        self._reset(torch.ones(self.num_envs, dtype=torch.bool))
+        return self.get_observations(), {}
+
+
+def make_seedless_vecenv(num_envs: int, device: str) -> SeedlessPointGoal:
+    return SeedlessPointGoal(num_envs, device=device)

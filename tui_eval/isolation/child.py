@@ -22,6 +22,7 @@ from tui_eval.errors import first_line
 KEY_VARIABLE = "TUI_EVAL_PATH_KEY"  # the socket's key, hex, in the child's environment (read, then dropped)
 PUMP_S = 0.05  # the pump waits this long for a record before it looks at frames
 FRAMES_S = 0.1  # new frames are sent at most this often
+ACTIVITY_S = 1.0  # what the path is doing, sent this often when it changed (for a run that waits on it)
 
 
 class _Wire:
@@ -110,8 +111,11 @@ def _pump(wire: _Wire, worker: Any) -> None:
     """Records (and a failure or a frozen step) as they come; the shown env's new frames a few times a second."""
     from tui_eval.isolation.frames_relay import FrameSender
 
+    from tui_eval.stall import what_it_does
+
     frames = FrameSender(worker.frames.hub, worker.frames)
-    next_frames = 0.0
+    next_frames = next_activity = 0.0
+    said: str | None = None
     try:
         while True:
             records, error, frozen = worker.poll(PUMP_S)
@@ -125,6 +129,12 @@ def _pump(wire: _Wire, worker: Any) -> None:
                 news = frames.news()
                 if news is not None:
                     wire.send(("frames", news))
+            if now >= next_activity:
+                next_activity = now + ACTIVITY_S
+                doing = what_it_does(worker.path)
+                if doing != said:
+                    said = doing
+                    wire.send(("activity", doing))
     except (EOFError, OSError, BrokenPipeError):  # the run's process is gone
         os._exit(0)
 

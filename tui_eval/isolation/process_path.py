@@ -121,6 +121,8 @@ class ProcessPath(InferencePath):
                 self._loaded.set()
             elif kind == "frames":
                 self._take_frames(message[1])
+            elif kind == "activity":
+                self._doing = message[1]
             else:
                 self._inbox.put(message)
         self._gone = True
@@ -178,6 +180,9 @@ class ProcessPath(InferencePath):
         self._capacity = max(1, int(info["capacity"]))
         self.description = f"{info['description']}; in a process of its own (pid {info['pid']})"
         self.placement = ()
+
+    def activity(self) -> str | None:
+        return self._doing
 
     @property
     def pid(self) -> int | None:

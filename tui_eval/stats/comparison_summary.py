@@ -103,6 +103,7 @@ class ComparisonSummary:
     held: int | None = None  # records waiting for their block's pairing
     proof: str | None = None  # exact mode: the first differing seed's replay (stats/exact_proof.py), None: none kept
     exact_reason: str | None = None  # why the comparison is (not) exact, when it is worth saying
+    repeated: int = 0  # records of a or b that repeat another seed's episode (same start, return, length)
 
     def with_pairing(self, explore: tuple | None, held: int | None = None) -> ComparisonSummary:
         return dataclasses.replace(self, explore=None if explore is None else tuple(explore), held=held)

@@ -13,6 +13,7 @@ Pooling sampled and greedy episodes under one label would report a mean that bel
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -131,6 +132,10 @@ class RunStats:
         self._held: dict[int, list[EpisodeRecord]] = {}
         self._current: tuple | None = None
         self._current_block = -1
+        # (path, start, return, length) -> the first (seed, block) with that episode: another seed with the same
+        # episode means the seeds were not independent (a simulator that ignores them)
+        self._episodes_seen: dict[tuple, tuple[int, int]] = {}
+        self.repeated = dict.fromkeys(self.names, 0)
 
     def _new_comparison(self, pairing: tuple | None) -> Comparison:
         assert self._pair_names is not None
@@ -142,6 +147,8 @@ class RunStats:
 
     def add(self, rec: EpisodeRecord) -> None:
         explore = self.paths[rec.path].add(rec)
+        if rec.start is not None and not rec.invalid:
+            self._note_episode(rec)
         if self._pair_names is None or rec.path not in self._pair_names:
             return
         seen = self._block_explore.get(rec.block)
@@ -173,6 +180,12 @@ class RunStats:
         for rec in self._held.pop(block, ()):
             cmp.add(rec)
 
+    def _note_episode(self, rec: EpisodeRecord) -> None:
+        key = (rec.path, rec.start, rec.ret, rec.length)
+        first = self._episodes_seen.setdefault(key, (rec.seed, rec.block))
+        if first != (rec.seed, rec.block):
+            self.repeated[rec.path] += 1
+
     @property
     def held(self) -> int:
         """Records of the compared paths waiting for the other path's first record in their block."""
@@ -190,7 +203,9 @@ class RunStats:
         cmp = self.comparison
         if cmp is None:
             return None
-        return cmp.summary().with_pairing(self._current, self.held)
+        summary = cmp.summary().with_pairing(self._current, self.held)
+        repeated = sum(self.repeated.get(name, 0) for name in (cmp.a, cmp.b))
+        return dataclasses.replace(summary, repeated=repeated) if repeated else summary
 
     def comparisons_by_explore(self) -> list[ComparisonSummary]:
         """Every pairing's summary (oldest first), each with its ``explore`` [a, b]."""

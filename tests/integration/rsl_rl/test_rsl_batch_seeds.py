@@ -62,3 +62,23 @@ def test_paths_of_a_batched_simulator_run_the_same_worlds_in_their_own_processes
     assert not any(r.invalid for r in records)
     assert by_path["runner"] == by_path["jit"]
     assert "in a process of its own" in engine.paths["jit"].description
+
+
+def test_a_simulator_that_ignores_its_seeds_repeats_episodes_and_the_comparison_says_so(tmp_path):
+    """Every batch of a simulator that ignores its seed starts alike: the same episodes come back under other
+    seeds. Each is counted, and the verdict says the seeds were not independent; records carry their world."""
+    from tui_eval.format import verdict_line
+
+    engine, records = run_to_end(demo_checkpoint(), "--vecenv", "tests.support.rsl:make_seedless_vecenv",
+                                 "--num-envs", "3", "--episodes", "9", log=tmp_path / "run.sqlite")
+    start = engine.blocks[0].start
+    assert all(r.world == (r.seed % 3) and r.start for r in records)
+    assert {r.to_json()["batch_seed"] for r in records} == {s - s % 3 for s in range(start, start + 9)}
+    summary = engine.stats.comparison_summary()
+    assert summary.repeated >= 6  # 3 or 4 batches of the same 3 worlds, on each of two paths
+    assert "the seeds were not independent" in verdict_line(summary)
+    from tui_eval.store import RunLog
+
+    back = RunLog(tmp_path / "run.sqlite", readonly=True).records()
+    assert sorted((r.path, r.seed, r.world, r.start) for r in back) == sorted(
+        (r.path, r.seed, r.world, r.start) for r in records)

@@ -30,6 +30,7 @@ class EpisodeEnd:
     success: bool | None
     reason: str | None  # set: the episode is invalid
     wall_s: float
+    start: str | None = None  # a fingerprint of the world's first observation (tui_eval.envs.start_fingerprint)
 
 
 class EvalVecEnv(VecEnv):
@@ -44,6 +45,8 @@ class EvalVecEnv(VecEnv):
     finished: list[EpisodeEnd]
     #: one line for the user: what the worlds are
     description: str = ""
+    #: worlds seeded as a batch (a `--vecenv` simulator): records carry their world
+    batched: bool = False
 
     @property
     def live(self) -> np.ndarray:

@@ -45,7 +45,7 @@ from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
 from tui_eval import global_rng
-from tui_eval.envs import SUCCESS_CONVENTIONS
+from tui_eval.envs import SUCCESS_CONVENTIONS, start_fingerprint
 from tui_eval.errors import first_line
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import DISCARD, IDLE, LIVE, EpisodeEnd, EvalVecEnv
@@ -90,6 +90,8 @@ def _call_factory(factory: Callable[..., VecEnv], kwargs: dict[str, Any]) -> Vec
 class FactoryVecEnv(EvalVecEnv):
     """A user's rsl_rl VecEnv (from `--vecenv module:function`), with episodes labelled by the run's seeds."""
 
+    batched = True
+
     def __init__(self, factory: Callable[..., VecEnv], factory_name: str, factory_kwargs: dict[str, Any],
                  success_key: str | None = None, step_timeout: float | None = None):
         self._factory = factory
@@ -109,6 +111,7 @@ class FactoryVecEnv(EvalVecEnv):
         self._block = np.zeros(n, dtype=np.int64)
         self._steps = np.zeros(n, dtype=np.int64)  # steps of the current episode (LIVE) or discarded ones
         self._t0 = np.zeros(n)
+        self._start: list[str | None] = [None] * n  # each world's first observation in the batch, fingerprinted
         self.finished = []
         self.rebuilds = 0
         self._pending: list[Seed] = []  # seeds handed to this path for batches not played yet
@@ -194,14 +197,16 @@ class FactoryVecEnv(EvalVecEnv):
         self._reseed(batch)
         self.state[:] = DISCARD
         self._steps[:] = 0
+        first = self.inner.get_observations()
         for seed, blk in mine:
             world = seed % n
             self.state[world], self._seed[world], self._block[world], self._t0[world] = LIVE, seed, blk, now
+            self._start[world] = start_fingerprint({k: v[world] for k, v in first.items()})
         return True
 
     def _finish(self, i: int, success: bool | None, reason: str | None, now: float) -> None:
         self.finished.append(EpisodeEnd(i, int(self._seed[i]), int(self._block[i]),
-                                        False if reason else success, reason, now - self._t0[i]))
+                                        False if reason else success, reason, now - self._t0[i], self._start[i]))
 
     def begin(self, feed: SeedFeed) -> TensorDict:
         self._feed = feed

@@ -110,7 +110,8 @@ class RslLoopPath(InferencePath):
                     w = end.world
                     emit(EpisodeRecord(path=self.name, seed=end.seed, block=end.block, ret=float(ret[w]),
                                        length=int(length[w]), success=end.success, invalid=end.reason is not None,
-                                       reason=end.reason, wall_s=end.wall_s, explore=self.explore))
+                                       reason=end.reason, wall_s=end.wall_s, explore=self.explore,
+                                       world=w if env.batched else None, start=end.start))
                     ret[w] = 0.0
                     length[w] = 0
         finally:

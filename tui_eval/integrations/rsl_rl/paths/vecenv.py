@@ -35,6 +35,7 @@ from tui_eval.envs import (
     GuardedEnv,
     check_env_id,
     import_registrations,
+    start_fingerprint,
 )
 from tui_eval.errors import first_line
 from tui_eval.feed import FeedRelay, SeedFeed
@@ -84,6 +85,7 @@ class GymVecEnv(EvalVecEnv):
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._t0 = np.zeros(self.num_envs)
         self.state = np.full(self.num_envs, IDLE, dtype=np.int8)
+        self._start: list[str | None] = [None] * self.num_envs
         self.finished = []
         self.description = f"{self.num_envs} × {env_id}" + (f" {self.env_config}" if self.env_config else "")
 
@@ -115,6 +117,7 @@ class GymVecEnv(EvalVecEnv):
             ob, _ = env.reset()
             self.state[i] = IDLE if env.idle else LIVE
             self._write_obs(i, ob)
+            self._start[i] = start_fingerprint(ob)
             self._steps[i] = 0
             self._t0[i] = now
         return self.get_observations()
@@ -141,8 +144,9 @@ class GymVecEnv(EvalVecEnv):
                 time_outs[i] = truncated and not terminated
                 now = time.perf_counter()
                 finished.append(EpisodeEnd(i, int(info[SEED_KEY]), int(info[BLOCK_KEY]), info.get(SUCCESS_KEY),
-                                           info.get(INVALID_KEY), now - self._t0[i]))
+                                           info.get(INVALID_KEY), now - self._t0[i], self._start[i]))
                 ob, _ = env.reset()  # the next seed, or idle
+                self._start[i] = start_fingerprint(ob)
                 self._steps[i] = 0
                 self._t0[i] = now
                 if env.idle:
