@@ -110,7 +110,6 @@ def _serve_commands(wire: _Wire, worker: Any) -> None:
 def _pump(wire: _Wire, worker: Any) -> None:
     """Records (and a failure or a frozen step) as they come; the shown env's new frames a few times a second."""
     from tui_eval.isolation.frames_relay import FrameSender
-
     from tui_eval.stall import what_it_does
 
     frames = FrameSender(worker.frames.hub, worker.frames)
