@@ -14,6 +14,7 @@ import traceback
 from collections.abc import Callable
 
 from tui_eval.engine_feed import PathFeed
+from tui_eval.engine_frozen import watch_for_frozen_steps
 from tui_eval.engine_proof import first_unproven_difference, restore_proof, start_proof
 from tui_eval.engine_schedule import PathSchedule, restore_schedules
 from tui_eval.errors import first_line
@@ -119,7 +120,7 @@ class Engine:
         for name in self.paths:
             self._start_worker(name)
         if self.step_timeout is not None:
-            threading.Thread(target=self._watch_for_frozen_steps, name="watchdog", daemon=True).start()
+            threading.Thread(target=watch_for_frozen_steps, args=(self,), name="watchdog", daemon=True).start()
         self._publish(StateChanged(EngineState.RUNNING))
 
     def _start_worker(self, name: str) -> None:
@@ -420,40 +421,3 @@ class Engine:
             waiting, self._done_waits_for_proof = self._done_waits_for_proof, False
         if waiting:
             self._mark_done()
-
-    # ------------------------------------------------------------------ frozen worlds
-    def _watch_for_frozen_steps(self) -> None:
-        """A step that never returns cannot be interrupted; abandon its worker and start a fresh path."""
-        timeout = self.step_timeout
-        assert timeout is not None  # the watchdog runs only with a step timeout
-        while not self._all_done.is_set() and not self._stopping:
-            time.sleep(min(0.25, timeout / 4))
-            for name, state in self._state.items():
-                ident = state.worker_ident
-                stepping = self.heartbeat.stepping(ident) if ident is not None else None
-                if stepping is not None and time.perf_counter() - stepping[0] > timeout:
-                    self._replace_frozen(name, stepping[1], stepping[2])
-
-    def _replace_frozen(self, name: str, seed: int | None, block: int) -> None:
-        """The frozen world's episode is invalid; the path's other episodes in flight run again."""
-        frozen = self.paths[name]
-        state = self._state[name]
-        with self._lock:
-            state.generation += 1
-            state.worker_ident = None
-            frozen_key = (seed, block) if seed is not None and (seed, block) in state.in_flight else None
-            if frozen_key is not None:
-                state.in_flight.discard(frozen_key)
-        reason = f"a step did not return within --step-timeout {self.step_timeout:g}s (world frozen)"
-        if frozen_key is not None and not self._stopping:
-            self._emit(EpisodeRecord(path=name, seed=frozen_key[0], ret=0.0, length=0, success=False, invalid=True,
-                                     reason=reason, block=block, explore=frozen.explore))
-        if self._rebuild is None:  # its worker is stuck inside the env: the path cannot go on
-            self._requeue_in_flight(name)
-            gave_up = self._report_failure(name, reason, "", give_up=True)
-        else:  # a stuck step may hold the env's locks: the frozen path is left as it is, not closed
-            gave_up = self._path_failed(name, frozen, f"{reason}; the path is loaded afresh", close_old=False)
-        if gave_up or self._stopping:
-            self._finish(name)
-            return
-        self._start_worker(name)

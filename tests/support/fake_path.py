@@ -138,6 +138,7 @@ def fake_plan(tmp_path: Path, scripts: dict[str, Script] | None = None, *, seeds
     """The plan `session.plan_run` would make for a checkpoint of the fake kind (`spec_fields`: more
     RunSpec fields, e.g. until_decided=True)."""
     log = tmp_path / f"{name}.sqlite"
+    spec_fields.setdefault("in_process", True)  # the fake kind exists in this process only
     spec = RunSpec(checkpoint=str(tmp_path / "fake_checkpoint"), episodes=episodes, step_timeout=step_timeout,
                    log=str(log), **spec_fields)
     kind = FakeKind(Path(spec.checkpoint), spec, scripts)

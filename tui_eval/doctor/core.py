@@ -174,6 +174,23 @@ def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None]
             batch = run_batch(engine, batch_timeout)
         if getattr(plan.kind, "multi_agent", False):  # per-module returns, multi-agent replays and probes
             return diagnose_multi_agent_paths(dict(engine.paths), plan.kind, engine.log.records(), seed, progress)
-        return diagnose_paths(dict(engine.paths), plan.kind, batch, seed, progress)
+        diagnosis = diagnose_paths(dict(engine.paths), plan.kind, batch, seed, progress)
+        return with_unrepeatable_env(diagnosis, plan)
     finally:
         engine.close()
+
+
+def with_unrepeatable_env(diagnosis: Diagnosis, plan) -> Diagnosis:
+    """An env that is not a function of its seed is a cause of its own: the same path gives other episodes on
+    the same seed, so paired seeds differ whatever the paths do (tui_eval/env_seeding.py found it)."""
+    if plan.repeatable_seeds:
+        return diagnosis
+    names = list(plan.paths)
+    finding = Finding(
+        cause="the env is not a function of its reset seed: the same path gives other episodes on the same seed",
+        evidence=f"env seeding: {plan.facts.get('env seeding', '')}",
+        fix="draw the env's randomness from the reset seed (its own np_random, or the process-wide generators "
+            "tui-eval seeds at each reset), not from a generator no seed reaches; until then the paths are "
+            "compared statistically", paths=names, stage="env", seed=None, step=None, score=1000, topic="env seeding")
+    diagnosis.findings.insert(0, finding)
+    return diagnosis

@@ -132,3 +132,13 @@ def test_stop_is_prompt_while_a_path_process_is_stuck_in_a_step(tmp_path):
     engine.close()
     assert time.monotonic() - started < 10
     assert path._process.poll() is not None
+
+
+def test_the_doctor_names_an_env_that_ignores_its_seed_first(examples, tmp_path):
+    from tui_eval.doctor.core import diagnose_plan
+
+    plan = plan_for(examples / "action_mask", *EXPLORE_OFF, "--episodes", "3", log=tmp_path / "run.sqlite")
+    diagnosis = diagnose_plan(plan)
+    first = diagnosis.findings[0]
+    assert first.cause.startswith("the env is not a function of its reset seed")
+    assert "not a function of its reset seed" in first.evidence and first.stage == "env"
