@@ -19,6 +19,7 @@ from typing import Any
 
 from tui_eval.errors import first_line
 
+PROCESS_VARIABLE = "TUI_EVAL_PATH_PROCESS"  # set, to the path's name, in a path's own process
 KEY_VARIABLE = "TUI_EVAL_PATH_KEY"  # the socket's key, hex, in the child's environment (read, then dropped)
 PUMP_S = 0.05  # the pump waits this long for a record before it looks at frames
 FRAMES_S = 0.1  # new frames are sent at most this often
@@ -45,6 +46,7 @@ def main(address: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the run's to handle
     conn = Client(address, family="AF_UNIX", authkey=bytes.fromhex(os.environ.pop(KEY_VARIABLE)))
     _, spec, name, explore, setup = conn.recv()
+    os.environ[PROCESS_VARIABLE] = name  # a path's own process says so, to the user's code too
     for entry in reversed(setup.get("sys_path", [])):  # the run's modules (the user's, --import) as it sees them
         if entry not in sys.path:
             sys.path.insert(0, entry)

@@ -16,7 +16,8 @@ from tui_eval.ui.frame_renderers import FrameOptions
 
 async def test_the_frame_panel_shows_both_paths_of_a_multi_agent_run_on_one_seed(zoo, tmp_path, apps):  # noqa: F811
     argv = [str(zoo / "multi_agent"), "--log", str(tmp_path / "run.sqlite"), "--explore", "evaluate=off",
-            "--num-envs", "2", "--episodes", "400"]  # more than play before the panel asks for frames
+            "--num-envs", "2", "--episodes", "400",  # more than play before the panel asks for frames
+            "--in-process"]  # the test looks at the connectors path's envs
     app = EvalApp(plan_run(spec_from_args(build_parser().parse_args(argv))), frames=FrameOptions(show=True, fps=10))
     apps.append(app)
     async with app.run_test(size=(120, 40)) as pilot:

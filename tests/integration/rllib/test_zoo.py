@@ -13,6 +13,7 @@ from tests.support.bad_input import assert_one_line_error, in_process
 from tests.support.engines import EVALUATE_DEFAULT, by_seed, plan_for, run_to_end
 from tests.support.zoo_checkpoints import ALGORITHMS, OFFLINE
 from tui_eval.format import summary_table
+from tui_eval.stats.guards import returns_identical
 from tui_eval.store import RunLog
 
 
@@ -21,7 +22,10 @@ def test_explore_off_both_paths_give_identical_returns_seed_by_seed(zoo, algorit
     engine, records = run_to_end(zoo / algorithm, "--episodes", "5", "--explore", "evaluate=off",
                                  log=tmp_path / "run.sqlite")
     evaluate, connectors = by_seed(records, "evaluate"), by_seed(records, "connectors")
-    assert len(evaluate) == 5 and evaluate == connectors, (evaluate, connectors)
+    # identical as the comparison means it: equal up to 2 float32 ulps (a continuous-action return summed over
+    # 200 steps in float64 may part in its last digits with the batch's size, on some CPUs)
+    assert len(evaluate) == 5 and evaluate.keys() == connectors.keys(), (evaluate, connectors)
+    assert all(returns_identical(evaluate[s], connectors[s]) for s in evaluate), (evaluate, connectors)
     assert not any(r.invalid for r in records) and all(r.explore is False for r in records)
     comparison = engine.stats.comparison.summary()
     assert comparison.exact is True and comparison.verdict != "differ"
