@@ -52,6 +52,7 @@ class Plan:
 
 def plan_run(spec: RunSpec) -> Plan:
     """Read the checkpoint offline and settle every choice; raises BadInput on unusable input."""
+    start_path_processes_ahead(spec)
     kind = load_kind(spec)
     spec.kind = kind.name
     paths = spec.paths or list(kind.default_paths)
@@ -98,6 +99,17 @@ def plan_run(spec: RunSpec) -> Plan:
     facts["return bounds"] = (f"{bounds[0]:g} .. {bounds[1]:g} ({bounds[2]})" if bounds is not None
                               else "unknown (asymptotic intervals from 30 episodes; --return-bounds LO:HI)")
     return plan
+
+
+def start_path_processes_ahead(spec: RunSpec) -> None:
+    """A run with paths in processes of their own starts the first of them now: its heavy imports (torch, RLlib)
+    overlap the planning here instead of following it."""
+    if spec.in_process or spec.on_ray or (spec.paths is not None and len(spec.paths) < 2):
+        return
+    from tui_eval.isolation.process_path import start_ahead
+
+    rllib = (Path(spec.checkpoint).expanduser() / "rllib_checkpoint.json").exists()
+    start_ahead(1, ("torch", "ray.rllib", "gymnasium") if rllib else ("torch", "rsl_rl.runners", "gymnasium"))
 
 
 def return_bounds(plan: Plan) -> tuple[float, float, str] | None:

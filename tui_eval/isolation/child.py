@@ -38,12 +38,19 @@ class _Wire:
             self.conn.send(message)
 
 
-def main(address: str) -> None:
-    """Connect to the run's process, take the path to build, build it, then serve the socket until closed."""
+def main(address: str, warm: str = "") -> None:
+    """Import the `warm` modules (comma-separated: the heavy libraries the path will need, while the run still
+    plans), connect to the run's process, take the path to build, build it, then serve the socket until closed."""
+    import importlib
     from multiprocessing.connection import Client
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # Ray's atexit hooks run on a plain terminate
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the run's to handle
+    for module in filter(None, warm.split(",")):
+        try:
+            importlib.import_module(module)
+        except Exception:  # only a head start: the build says what is missing
+            pass
     conn = Client(address, family="AF_UNIX", authkey=bytes.fromhex(os.environ.pop(KEY_VARIABLE)))
     _, spec, name, explore, setup = conn.recv()
     os.environ[PROCESS_VARIABLE] = name  # a path's own process says so, to the user's code too
@@ -141,4 +148,4 @@ def _pump(wire: _Wire, worker: Any) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

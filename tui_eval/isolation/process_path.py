@@ -17,6 +17,7 @@ stays prompt during loading and on a busy machine.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import queue
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from multiprocessing.connection import Listener
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,66 @@ CLOSE_S = 3.0  # a child that has not ended this long after close is terminated,
 WANTED_S = 0.2  # how often the run's frame wishes are sent while a viewer wants frames
 
 
+@dataclass
+class Interpreter:
+    """A path's process before it is told which path to build: a fresh interpreter (not a fork: the run's threads,
+    locks and Ray state stay here) in a session of its own (a terminal's hangup or Ctrl-C is the run's to handle),
+    its output into a file, connecting to `listener` (a socket readable by this user only, with a key)."""
+
+    folder: str
+    listener: Listener
+    process: subprocess.Popen
+    output_file: str
+
+    @classmethod
+    def start(cls, warm: tuple[str, ...] = ()) -> Interpreter:
+        folder = tempfile.mkdtemp(prefix="tui-eval-path-")
+        key = secrets.token_bytes(16)
+        listener = Listener(os.path.join(folder, "socket"), family="AF_UNIX", authkey=key)
+        output_file = os.path.join(tempfile.gettempdir(), f"tui-eval-path-{os.getpid()}-{next(_numbers)}.log")
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ, TUI_EVAL_PATH_KEY=key.hex(),
+                   PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+        with open(output_file, "ab") as output:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "tui_eval.isolation.child", str(listener.address), ",".join(warm)],
+                env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+        return cls(folder, listener, process, output_file)
+
+    def end(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            _wait(self.process, 1.0)
+        self.listener.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_numbers = itertools.count()
+_warm: list[Interpreter] = []  # started ahead by `start_ahead`, taken by the next paths
+
+
+def start_ahead(count: int, warm: tuple[str, ...]) -> None:
+    """Start `count` path processes now, importing `warm` while the run still plans: a path built later takes one
+    (a run's heavy imports, ~7 s for RLlib here, then overlap its planning). Those left untaken end at exit."""
+    if not _warm:
+        atexit.register(_end_untaken)
+    _warm.extend(Interpreter.start(warm) for _ in range(count))
+
+
+def take_interpreter() -> Interpreter:
+    while _warm:
+        interpreter = _warm.pop(0)
+        if interpreter.process.poll() is None:
+            return interpreter
+        interpreter.end()
+    return Interpreter.start()
+
+
+def _end_untaken() -> None:
+    while _warm:
+        _warm.pop().end()
+
+
 class PathProcessDied(RuntimeError):
     """The path's process ended without being asked to (a crash in native code, killed, out of memory)."""
 
@@ -53,12 +115,10 @@ class ProcessPath(InferencePath):
         """Start the child; with `wait`, return once it has loaded the path (else `wait_loaded` does)."""
         self.name, self.explore = name, explore
         self.description = "loading in a process of its own"
-        self._folder = tempfile.mkdtemp(prefix="tui-eval-path-")  # its socket, readable by this user only
-        key = secrets.token_bytes(16)
-        self._listener = Listener(os.path.join(self._folder, "socket"), family="AF_UNIX", authkey=key)
-        self.output_file = os.path.join(tempfile.gettempdir(), f"tui-eval-path-{name}-{os.getpid()}.log")
+        interpreter = take_interpreter()
+        self._folder, self._listener, self._process = interpreter.folder, interpreter.listener, interpreter.process
+        self.output_file = interpreter.output_file
         self._hello = ("build", spec, name, explore, dict(setup, sys_path=[p for p in sys.path if p]))
-        self._process = self._start(key)
         self._conn: Any = None
         self._send_lock = threading.Lock()
         self._replies: dict[int, Any] = {}
@@ -80,17 +140,6 @@ class ProcessPath(InferencePath):
             self.wait_loaded()
 
     # ------------------------------------------------------------------ the pipe
-    def _start(self, key: bytes) -> subprocess.Popen:
-        """A fresh interpreter (not a fork: the run's threads, locks and Ray state stay here), in a session of its
-        own (a terminal's hangup or Ctrl-C is the run's to handle), its output into a file."""
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ, TUI_EVAL_PATH_KEY=key.hex(),
-                   PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
-        with open(self.output_file, "ab") as output:
-            return subprocess.Popen([sys.executable, "-m", "tui_eval.isolation.child", self._listener.address],
-                                    env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
-
     def _send(self, *message: Any) -> None:
         with self._send_lock:
             try:

@@ -54,6 +54,7 @@ def record(spec: RunSpec, seed: int, out: Path, stride: int = 1, err: Any = None
     for item in spec.imports:
         import_user_code(item)
     spec = replace(spec, seeds=SeedBlock(seed, seed + 1), episodes=1, num_envs=1, log=str(out) + ".sqlite")
+    spec.in_process = True  # a clip builds its paths here, one seed each
     plan = plan_run(spec)
     share_cpu_threads(1, spec.device)
     hub = FrameHub()
