@@ -217,7 +217,7 @@ def test_wait_until_is_available():  # the helpers this file leans on exist (a r
 def test_an_attached_viewer_gets_small_frames_over_the_control_channel(tmp_path):
     from tui_eval.runtime.control import ControlClient, ControlServer
 
-    engine = _engine(tmp_path, "--num-envs", "2", "--episodes", "4")
+    engine = _engine(tmp_path, "--num-envs", "2", "--episodes", "8")  # room for a loaded machine's first ask
     server = ControlServer(engine, engine.log.path)
     try:
         engine.start()
