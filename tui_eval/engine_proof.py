@@ -16,9 +16,9 @@ from tui_eval.errors import first_line
 from tui_eval.events import PathNotice
 from tui_eval.lifecycle import RunMeta
 from tui_eval.spec import EpisodeRecord
+from tui_eval.stats.compare import same_result
 from tui_eval.stats.comparison_summary import SeedResult
 from tui_eval.stats.exact_proof import NOT_NEEDED, PENDING, PROVEN, REFUTED, ExactProof
-from tui_eval.stats.guards import returns_identical
 
 
 def first_unproven_difference(engine: Any) -> tuple[str, str, Any] | None:
@@ -53,11 +53,7 @@ def start_proof(engine: Any, a: str, b: str, first: Any) -> None:
 
 
 def _same(record: EpisodeRecord, recorded: SeedResult) -> bool:
-    if record.invalid == recorded.valid:
-        return False
-    if recorded.valid and not returns_identical(record.ret, recorded.ret):
-        return False
-    return record.success is None or recorded.success is None or record.success == recorded.success
+    return same_result(record.ret, not record.invalid, record.success, recorded.ret, recorded.valid, recorded.success)
 
 
 def _shown(result: SeedResult) -> str:

@@ -70,7 +70,7 @@ def verdict(intervals: list[tuple[float, float] | None], margins: list[float | N
     return "undecided"
 
 
-def _same(ra, va, sa, rb, vb, sb) -> bool:
+def same_result(ra, va, sa, rb, vb, sb) -> bool:
     """One seed's two results agree: same validity, identical returns (float32), same success."""
     if va != vb:
         return False
@@ -255,7 +255,7 @@ class Comparison:
         xb, vb, sb = rb
         if va and vb:
             self._diff.add_value(xa - xb)
-        if _same(xa, va, sa, xb, vb, sb):
+        if same_result(xa, va, sa, xb, vb, sb):
             self.identical_pairs += 1
         else:
             self._mark_differing(key, ra, rb)
@@ -270,7 +270,7 @@ class Comparison:
             first = self._done[key][i]
         else:
             first = self._pending[i][key]
-        if not _same(*first, *result):
+        if not same_result(*first, *result):
             pair = (first, result) if i == 0 else (result, first)
             self._mark_differing(key, *pair)
 

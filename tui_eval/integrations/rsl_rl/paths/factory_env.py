@@ -175,7 +175,7 @@ class FactoryVecEnv(EvalVecEnv):
                 self.inner = self._build()
         elif callable(getattr(inner, "reset", None)):
             inner.reset()
-        self._built_seed = None if self._built_seed == seed else self._built_seed
+        self._built_seed = None  # an env fresh from the factory serves its first batch only
         self.batches += 1
 
     def _start_batch(self, now: float) -> bool:
