@@ -56,6 +56,10 @@ def prefetcher(request, tmp_path_factory):
 
 def pytest_terminal_summary(terminalreporter):
     """When the background jobs ran: where the second core was busy, and what the tests waited for."""
+    if _LEAKS:
+        terminalreporter.write_sep("-", "path processes left running")
+        for line in _LEAKS:
+            terminalreporter.write_line(line)
     if _REPORT:
         terminalreporter.write_sep("-", "background jobs")
         for line in _REPORT:
@@ -91,3 +95,43 @@ def apps():
             app.engine.stop()
             app.engine.wait(30)
             app.engine.close()
+
+
+def _path_processes() -> dict[int, str]:
+    """This process's children that are path processes (tui_eval/isolation/child.py), pid -> command line."""
+    found = {}
+    me = str(os.getpid())
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                parent = fh.read().rsplit(")", 1)[1].split()[1]
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                command = fh.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if parent == me and "tui_eval.isolation.child" in command:
+            found[int(entry)] = command
+    return found
+
+
+_LEAKS: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def no_path_process_left(request):
+    """A test leaves no path process running but the one a run keeps waiting for the next plan: a leaked one
+    holds a core's worth of imports and memory for the rest of the session."""
+    yield
+    from tui_eval.isolation import process_path
+
+    waiting = {i.process.pid for i in process_path._warm}
+    left = {pid: c for pid, c in _path_processes().items() if pid not in waiting}
+    if left:
+        _LEAKS.append(f"{request.node.nodeid}: {len(left)} path process(es) left running")
+        for pid in left:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass

@@ -25,13 +25,17 @@ import tempfile
 import threading
 from collections.abc import Iterator
 
+from tui_eval.cpu_pools import limit_native_pools
+
 _temp_dir: str | None = None
 TEMP_PREFIX = "tui-eval-ray-"  # + the owning process id: a folder whose process is gone can go
 
 
 def prepare_environment(joining_cluster: bool = False) -> None:
     """Set Ray's loopback and auth variables; call before `ray` is imported (the CLI does, first thing).
-    A run that joins an existing cluster (`--ray-address`) takes that cluster's settings instead."""
+    A run that joins an existing cluster (`--ray-address`) takes that cluster's settings instead. The native thread
+    pools are bounded here too, before torch or NumPy loads (tui_eval/cpu_pools.py)."""
+    limit_native_pools()
     if joining_cluster:
         return
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")

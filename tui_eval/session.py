@@ -53,6 +53,14 @@ class Plan:
 def plan_run(spec: RunSpec) -> Plan:
     """Read the checkpoint offline and settle every choice; raises BadInput on unusable input."""
     start_path_processes_ahead(spec)
+    try:
+        return _plan(spec)
+    except BaseException:
+        end_path_processes_ahead()
+        raise
+
+
+def _plan(spec: RunSpec) -> Plan:
     kind = load_kind(spec)
     spec.kind = kind.name
     paths = spec.paths or list(kind.default_paths)
@@ -110,6 +118,13 @@ def start_path_processes_ahead(spec: RunSpec) -> None:
 
     rllib = (Path(spec.checkpoint).expanduser() / "rllib_checkpoint.json").exists()
     start_ahead(1, ("torch", "ray.rllib", "gymnasium") if rllib else ("torch", "rsl_rl.runners", "gymnasium"))
+
+
+def end_path_processes_ahead() -> None:
+    """A plan that failed leaves no process waiting for its paths."""
+    from tui_eval.isolation.process_path import end_untaken
+
+    end_untaken()
 
 
 def return_bounds(plan: Plan) -> tuple[float, float, str] | None:

@@ -13,8 +13,11 @@ Rendering stays off the hot path:
 
 Same seed on both paths: the paths walk the same seeds in the same order at different speeds. A tap
 whose shown episode ended shows the next seed it resets with, unless another path showed a seed that
-this path has yet to reach: then it waits for that seed. So the slower path plays the seeds the faster
-one showed, and a seed that both have played (or are playing) can be shown side by side.
+this path has yet to reach: then it waits for that seed. A seed no path shows yet is taken only once every
+path has played the newest seed shown (or passed it), so a path many times faster than another waits for it
+rather than running away with seeds the slower one will never show. The slower path plays the seeds the faster
+one showed, and a seed that both have played (or are playing) can be shown side by side. A path in a process
+of its own asks the run's hub (tui_eval/isolation/frames_relay.py).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ KEEP_FRAMES = 64  # per episode: what ←/→ step through
 KEEP_EPISODES = 6  # per path
 LEASE_S = 5.0  # a viewer that stops asking stops the rendering after this long
 STALE_S = 5.0  # a shown env silent this long (its path failed, was rebuilt) is released
+FOCUS_WAIT_S = 20.0  # a seed shown waits this long at most for the other paths before a newer one is taken
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,9 @@ class FrameHub:
         self._until = 0.0
         self._taps: dict[str, PathTap] = {}
         self.focus: collections.deque[Key] = collections.deque(maxlen=4 * KEEP_EPISODES)
+        self._focused_at = 0.0  # when the newest seed of `focus` was taken
+        #: in a path's own process, whether the run's hub lets it take a new seed (None: this hub decides)
+        self.run_allows_new: bool | None = None
 
     @property
     def active(self) -> bool:
@@ -103,6 +110,24 @@ class FrameHub:
             if path not in self._taps:
                 self._taps[path] = PathTap(self, path)
             return self._taps[path]
+
+    def may_take_new_seed(self) -> bool:
+        """Whether a path may show a seed that no path shows yet (the caller holds the lock): every path that can
+        show frames has played the newest seed shown or passed it, or that seed has waited FOCUS_WAIT_S."""
+        if self.run_allows_new is not None:
+            return self.run_allows_new
+        if not self.focus or time.monotonic() - self._focused_at > FOCUS_WAIT_S:
+            return True
+        newest = max(self.focus)
+        return all(tap.problem is not None or newest in tap._keys() or (tap.reached or newest) > newest
+                   for tap in self._taps.values())
+
+    def take_seed(self, key: Key) -> None:
+        """`key` is shown from now on (the caller holds the lock)."""
+        self.focus.append(key)
+        self._focused_at = time.monotonic()
+        if self.run_allows_new is not None:
+            self.run_allows_new = False  # until the run has heard of this seed
 
     def view(self, paths: list[str], key: Key | None = None, history: bool = False,
              size: tuple[int, int] | None = None) -> FrameView:
@@ -165,7 +190,9 @@ class PathTap:
             if key not in hub.focus:
                 if any(f > key and f not in self._keys() for f in hub.focus):
                     return False  # another path showed a seed this path has yet to reach: wait for it
-                hub.focus.append(key)
+                if not hub.may_take_new_seed():
+                    return False  # the other paths have yet to play the newest seed shown
+                hub.take_seed(key)
         self.problem = self._prepare(env)
         if self.problem is not None:
             return False

@@ -16,20 +16,24 @@ def wanted(hub: FrameHub, tap: PathTap) -> tuple[Any, ...]:
     lease = max(0.0, hub._until - time.monotonic())
     with hub.lock:
         focus = list(hub.focus)
-    return (hub.always, lease, hub.fps, focus, tap.every_step, tap.max_side, tap.keep_frames)
+        allows_new = hub.may_take_new_seed()
+    return (hub.always, lease, hub.fps, focus, allows_new, tap.every_step, tap.max_side, tap.keep_frames)
 
 
 def apply_wanted(hub: FrameHub, tap: PathTap, message: tuple[Any, ...]) -> None:
     """In the path's process: its hub takes the run's wishes."""
-    always, lease, fps, focus, every_step, max_side, keep_frames = message
+    always, lease, fps, focus, allows_new, every_step, max_side, keep_frames = message
     hub.always, hub.fps = always, fps
     if lease > 0:
         hub.want(lease)
     tap.every_step, tap.max_side, tap.keep_frames = every_step, max_side, keep_frames
+    focus = [tuple(key) for key in focus]
     with hub.lock:
-        for key in focus:
-            if tuple(key) not in hub.focus:
-                hub.focus.append(tuple(key))
+        # seeds this process took that the run has not heard of yet: the run's answer predates them
+        unheard = sorted(key for key in tap._keys() if not focus or key > max(focus))
+        hub.run_allows_new = bool(allows_new) and not unheard
+        hub.focus.clear()
+        hub.focus.extend(focus + unheard)  # the run's hub is the one that decides
 
 
 class FrameSender:
@@ -38,6 +42,7 @@ class FrameSender:
     def __init__(self, hub: FrameHub, tap: PathTap):
         self.hub, self.tap = hub, tap
         self._sent: dict[int, int] = {}  # id(episode) -> the step of its last frame sent (-1: none yet)
+        self._reached: Any = None  # the tap's furthest seed as last sent
 
     def news(self) -> tuple[Any, ...] | None:
         tap = self.tap
@@ -58,8 +63,9 @@ class FrameSender:
             self._sent[id(episode)] = last
         alive = {id(e) for e in episodes}
         self._sent = {k: v for k, v in self._sent.items() if k in alive}
-        if not parts and tap.problem is None:
+        if not parts and tap.problem is None and tap.reached == self._reached:
             return None
+        self._reached = tap.reached
         return (parts, tap.problem, tap.reached, tap.render_fps, focus)
 
 
@@ -70,9 +76,9 @@ def receive(hub: FrameHub, tap: PathTap, news: tuple[Any, ...]) -> None:
     if reached is not None:
         tap.reached = tuple(reached)
     with hub.lock:
-        for key in focus:
-            if tuple(key) not in hub.focus:
-                hub.focus.append(tuple(key))
+        for key in sorted(tuple(k) for k in focus):
+            if not hub.focus or key > max(hub.focus):  # a seed the path's process took since it last heard
+                hub.take_seed(key)
         by_key = {ep.key: ep for ep in tap.episodes}
         for key, step, ret, done, frames in parts:
             key = tuple(key)

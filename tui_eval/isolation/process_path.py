@@ -34,6 +34,7 @@ from multiprocessing.connection import Listener
 from pathlib import Path
 from typing import Any
 
+from tui_eval.cpu_pools import limit_native_pools
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.frames.hub import FrameHub, PathTap
 from tui_eval.paths.base import Emit, InferencePath
@@ -66,11 +67,7 @@ class Interpreter:
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ, TUI_EVAL_PATH_KEY=key.hex(),
                    PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
-        # BLAS and OpenMP pools default to one spinning thread per core in every process: two path processes on
-        # 2 cores then ran a LunarLander path at 1,252 env steps/s, 6,074 with these at one (a user's value wins)
-        share = str(max(1, (os.cpu_count() or 2) // 2))
-        for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            env.setdefault(variable, share)
+        limit_native_pools(env)  # two path processes on 2 cores: 1,252 env steps/s with default pools, 6,074 limited
         with open(output_file, "ab") as output:
             process = subprocess.Popen(
                 [sys.executable, "-m", "tui_eval.isolation.child", str(listener.address), ",".join(warm)],
@@ -90,11 +87,16 @@ _warm: list[Interpreter] = []  # started ahead by `start_ahead`, taken by the ne
 
 
 def start_ahead(count: int, warm: tuple[str, ...]) -> None:
-    """Start `count` path processes now, importing `warm` while the run still plans: a path built later takes one
-    (a run's heavy imports, ~7 s for RLlib here, then overlap its planning). Those left untaken end at exit."""
+    """Have `count` path processes waiting, importing `warm` while the run still plans: a path built later takes one
+    (a run's heavy imports, ~7 s for RLlib here, then overlap its planning). Those already waiting count (a process
+    that plans many runs keeps at most `count` idle interpreters); those left untaken end at exit."""
     if not _warm:
-        atexit.register(_end_untaken)
-    _warm.extend(Interpreter.start(warm) for _ in range(count))
+        atexit.register(end_untaken)
+    alive = [i for i in _warm if i.process.poll() is None]
+    for interpreter in _warm:
+        if interpreter not in alive:
+            interpreter.end()
+    _warm[:] = alive + [Interpreter.start(warm) for _ in range(count - len(alive))]
 
 
 def take_interpreter() -> Interpreter:
@@ -106,7 +108,8 @@ def take_interpreter() -> Interpreter:
     return Interpreter.start()
 
 
-def _end_untaken() -> None:
+def end_untaken() -> None:
+    """End the interpreters started ahead and not taken (a plan that failed, or a process that plans no more)."""
     while _warm:
         _warm.pop().end()
 

@@ -237,3 +237,36 @@ def test_an_attached_viewer_gets_small_frames_over_the_control_channel(tmp_path)
     finally:
         server.close()
         engine.close()
+
+
+def test_a_path_ten_times_faster_waits_for_the_slower_one_to_play_the_seed_it_shows():
+    """Scheduling of the shown seed across paths of very different speeds (real CartPole envs rendering; the paths
+    are played by hand so that one runs ten seeds for each of the other's): the fast path takes no new seed until
+    the slow one has played the one shown, so the two always have seeds in common to show side by side."""
+    import gymnasium as gym
+
+    from tui_eval.frames.hub import FrameHub
+
+    hub = FrameHub()
+    hub.always = True
+    taps = {name: hub.tap(name) for name in ("fast", "slow")}
+    envs = {name: gym.make("CartPole-v1") for name in taps}
+
+    def play(name: str, seed: int) -> None:
+        env, tap = envs[name], taps[name]
+        env.shown = None
+        obs, _ = env.reset(seed=seed)
+        tap.on_reset(env, (0, seed), obs)
+        for step in range(3):
+            if env.shown is not None or tap.env is env:
+                tap.on_step(env, obs, 1.0, step == 2)
+
+    for unit in range(25):
+        for seed in range(10 * unit, 10 * unit + 10):
+            play("fast", seed)
+        play("slow", unit)
+    shown = {name: sorted(ep.key[1] for ep in tap.episodes) for name, tap in taps.items()}
+    assert shown["slow"] and set(shown["slow"]) <= {0, 10, 110} | set(shown["fast"]), shown
+    view = hub.view(["fast", "slow"])
+    assert view.keys and [p.key for p in view.panes] == [view.key, view.key], shown
+    assert all(p.frames for p in view.panes)
