@@ -58,6 +58,7 @@ class Engine:
         self._prove = prove
         self.proof = ExactProof() if prove is not None else None
         self._done_waits_for_proof = False
+        self._closed = False
         self.blocks: list[SeedBlock] = [seeds]
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
@@ -209,6 +210,10 @@ class Engine:
         return self._all_done.wait(timeout)
 
     def close(self) -> None:
+        self._closed = True
+        ending = getattr(self._prove, "close", None)
+        if ending is not None:
+            ending()  # a replay under way (a hung step there would outlive the run)
         for path in self.paths.values():
             close_quietly(path)
 
@@ -368,6 +373,9 @@ class Engine:
         self.paths[name] = fresh
         if close_old:
             close_quietly(path)
+        if self._closed:  # closed while the fresh path loaded: close saw the old one only
+            close_quietly(fresh)
+            return True
         return False
 
     def worker_lost(self, name: str, message: str, details: str = "") -> bool:

@@ -72,6 +72,9 @@ def _prove(engine: Any, a: str, b: str, first: Any) -> None:
         try:
             again = engine._prove(name, False, first.seed, first.block)
         except Exception as exc:  # a replay that cannot run proves nothing
+            if engine.stop_requested or engine._closed:
+                engine.proof_settled()
+                return  # ended by the run's stop or close, not by the replay
             failed = f"{name} could not be replayed alone ({first_line(exc, 160)})"
             break
         if again is None:

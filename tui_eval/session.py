@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -179,7 +180,7 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
             return_bounds=None if bounds is None else list(bounds)).write(log)
     engine = Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
                     equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
-                    rebuild=path_builder(plan), repeatable=plan.repeatable_seeds, prove=replay_alone(plan))
+                    rebuild=path_builder(plan), repeatable=plan.repeatable_seeds, prove=AloneReplays(plan))
     watch_decision(engine, spec)  # --until-decided: ends the run at the answer
     return engine
 
@@ -283,17 +284,36 @@ class _OneSeed:
         return self._left.pop() if self._left else None
 
 
-def replay_alone(plan: Plan) -> Callable[[str, bool, int, int], EpisodeRecord | None]:
+class AloneReplays:
     """(name, explore, seed, block) -> the record of path `name` playing that one seed alone, in a fresh process
-    of its own (the engine's exact proof, tui_eval/engine_proof.py)."""
+    of its own (the engine's exact proof, tui_eval/engine_proof.py). `close` ends a replay under way (a seed whose
+    step hangs must not outlive the run)."""
 
-    def replay(name: str, explore: bool, seed: int, block: int) -> EpisodeRecord | None:
-        path = build_process_path(plan, name, explore)
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self._lock = threading.Lock()
+        self._live: list[InferencePath] = []
+        self._closed = False
+
+    def __call__(self, name: str, explore: bool, seed: int, block: int) -> EpisodeRecord | None:
+        path = build_process_path(self.plan, name, explore)
+        with self._lock:
+            closed = self._closed
+            self._live.append(path)
         try:
+            if closed:
+                raise RuntimeError("the run closed")
             records: list[EpisodeRecord] = []
             path.run(_OneSeed(seed, block), records.append)
             return records[0] if records else None
         finally:
+            with self._lock:
+                self._live.remove(path)
             path.close()
 
-    return replay
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            live = list(self._live)
+        for path in live:
+            close_quietly(path)
