@@ -98,9 +98,14 @@ def apps():
 
 
 def _path_processes() -> dict[int, str]:
-    """This process's children that are path processes (tui_eval/isolation/child.py), pid -> command line."""
+    """This process's path processes (tui_eval/isolation/child.py: its children, or the children of its zygote),
+    pid -> command line."""
+    from tui_eval.isolation import forked
+
     found = {}
     me = str(os.getpid())
+    zygote = forked._zygote
+    zygote_pid = str(zygote.process.pid) if zygote is not None else None
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -111,7 +116,7 @@ def _path_processes() -> dict[int, str]:
                 command = fh.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if parent == me and "tui_eval.isolation.child" in command:
+        if (parent == me and "tui_eval.isolation.child" in command) or parent == zygote_pid:
             found[int(entry)] = command
     return found
 

@@ -37,6 +37,7 @@ from typing import Any
 from tui_eval.cpu_pools import limit_native_pools
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.frames.hub import FrameHub, PathTap
+from tui_eval.isolation.forked import ZygoteGone, end_zygote, zygote
 from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.spec import BadInput, EpisodeRecord, RunSpec
 
@@ -49,13 +50,15 @@ WANTED_S = 0.2  # how often the run's frame wishes are sent while a viewer wants
 
 @dataclass
 class Interpreter:
-    """A path's process before it is told which path to build: a fresh interpreter (not a fork: the run's threads,
-    locks and Ray state stay here) in a session of its own (a terminal's hangup or Ctrl-C is the run's to handle),
-    its output into a file, connecting to `listener` (a socket readable by this user only, with a key)."""
+    """A path's process before it is told which path to build, connecting to `listener` (a socket readable by this
+    user only, with a key), in a session of its own (a terminal's hangup or Ctrl-C is the run's to handle), its output
+    into a file. Never a fork of the run's process (its threads, locks and Ray state stay here): on Linux a fork of the
+    zygote (a pristine interpreter that imported the heavy libraries once: tui_eval/isolation/zygote.py), elsewhere
+    a fresh interpreter."""
 
     folder: str
     listener: Listener
-    process: subprocess.Popen
+    process: Any  # subprocess.Popen, or forked.ForkedProcess
     output_file: str
 
     @classmethod
@@ -64,6 +67,12 @@ class Interpreter:
         key = secrets.token_bytes(16)
         listener = Listener(os.path.join(folder, "socket"), family="AF_UNIX", authkey=key)
         output_file = os.path.join(tempfile.gettempdir(), f"tui-eval-path-{os.getpid()}-{next(_numbers)}.log")
+        if FORKS:
+            try:
+                return cls(folder, listener, zygote(warm or _warm_modules).fork(str(listener.address), key.hex(),
+                                                                                 output_file), output_file)
+            except ZygoteGone:  # a fresh interpreter then; the next path tries a new zygote
+                end_zygote()
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ, TUI_EVAL_PATH_KEY=key.hex(),
                    PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
@@ -82,14 +91,24 @@ class Interpreter:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+#: path processes are forked from a zygote (Linux; TUI_EVAL_SPAWN_PATHS=1: a fresh interpreter each, as elsewhere)
+FORKS = sys.platform.startswith("linux") and os.environ.get("TUI_EVAL_SPAWN_PATHS", "") in ("", "0")
 _numbers = itertools.count()
-_warm: list[Interpreter] = []  # started ahead by `start_ahead`, taken by the next paths
+_warm: list[Interpreter] = []  # started ahead by `start_ahead` where paths are not forked, taken by the next paths
+_warm_modules: tuple[str, ...] = ("torch", "gymnasium")  # what the zygote imports, as the last run planned said
 
 
 def start_ahead(count: int, warm: tuple[str, ...]) -> None:
-    """Have `count` path processes waiting, importing `warm` while the run still plans: a path built later takes one
-    (a run's heavy imports, ~7 s for RLlib here, then overlap its planning). Those already waiting count (a process
-    that plans many runs keeps at most `count` idle interpreters); those left untaken end at exit."""
+    """Get path processes ready while the run still plans, importing `warm` (~7 s for RLlib here, overlapping the
+    planning): the zygote that forks them, else `count` fresh interpreters waiting (those already waiting count: a
+    process that plans many runs keeps at most `count` idle). Those left untaken end at exit."""
+    global _warm_modules
+    _warm_modules = warm
+    if FORKS:
+        if zygote(warm).warm == warm:  # one this call started (or like it)
+            atexit.unregister(end_zygote)
+            atexit.register(end_zygote)
+        return
     if not _warm:
         atexit.register(end_untaken)
     alive = [i for i in _warm if i.process.poll() is None]
@@ -377,7 +396,7 @@ class ProcessPath(InferencePath):
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
-def _wait(process: subprocess.Popen, seconds: float) -> None:
+def _wait(process: Any, seconds: float) -> None:
     try:
         process.wait(seconds)
     except subprocess.TimeoutExpired:

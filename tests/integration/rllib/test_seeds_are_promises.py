@@ -9,6 +9,7 @@ each path alone, gave each its own record again.
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -107,12 +108,43 @@ def test_a_path_whose_process_crashes_is_loaded_again_and_its_seeds_run_again(tm
                     "--episodes", "5", "--num-envs", "2", log=tmp_path / "run.sqlite", own_processes=True)
     engine = start_engine(plan)
     engine.subscribe(events.append)
+    first = engine.paths["connectors"].pid
+    _forked_from_the_zygote(first)
     records = finish(engine, timeout=240)
     assert (tmp_path / "crashed").exists()
+    assert engine.paths["connectors"].pid != first
     failures = [e for e in events if type(e).__name__ == "PathFailed"]
     assert len(failures) == 1 and "killed by SIGSEGV" in failures[0].message and not failures[0].gave_up
     assert sorted(r.seed for r in records if r.path == "connectors") == list(range(1000000000, 1000000005))
     assert identical_seed_by_seed(records, "evaluate", "connectors") == (5, 5)
+
+
+def _forked_from_the_zygote(pid: int) -> None:
+    """A path's process is a child of the zygote (a pristine interpreter), never of the run's process, and leads a
+    session of its own."""
+    from tui_eval.isolation import forked
+
+    with open(f"/proc/{pid}/stat") as fh:
+        parent = int(fh.read().rsplit(")", 1)[1].split()[1])
+    assert forked._zygote is not None and parent == forked._zygote.process.pid != os.getpid()
+    with open(f"/proc/{parent}/cmdline", "rb") as fh:
+        assert b"tui_eval.isolation.zygote" in fh.read()
+    assert os.getsid(pid) == pid
+
+
+def test_a_killed_zygote_is_replaced_and_the_path_still_runs_in_a_process_of_its_own(tmp_path):
+    from tui_eval.isolation import forked
+
+    plan = plan_for(CARTPOLE, "--paths", "connectors,evaluate", *EXPLORE_OFF, "--episodes", "3", "--num-envs", "2",
+                    log=tmp_path / "run.sqlite", own_processes=True)
+    old = forked.zygote(("torch", "gymnasium"))
+    old.process.kill()
+    old.process.wait(10)
+    engine = start_engine(plan)
+    records = finish(engine)
+    assert forked._zygote is not None and forked._zygote is not old and forked._zygote.alive
+    assert "in a process of its own" in engine.paths["connectors"].description
+    assert identical_seed_by_seed(records, "evaluate", "connectors") == (3, 3)
 
 
 def test_stop_is_prompt_while_a_path_process_is_stuck_in_a_step(tmp_path):
