@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import threading
 from pathlib import Path
 
@@ -150,6 +151,9 @@ def make_vecenv(num_envs: int, device: str, seed: int, env_config: dict) -> Torc
 _SIMULATOR_IN_USE = threading.Lock()
 
 
+BATCH_LOG_VARIABLE = "TUI_EVAL_TEST_BATCH_LOG"  # a file GlobalTorchPointGoal appends its pid to at every reset
+
+
 class GlobalTorchPointGoal(TorchPointGoal):
     """A batched simulator as mjlab's and Isaac Lab's are: worlds reset from torch's *global* generator (what
     anything else in the process draws from it shifts the episodes), `reset()` restarts every world, no `seed`
@@ -167,6 +171,9 @@ class GlobalTorchPointGoal(TorchPointGoal):
 
     def reset(self):
         self._reset(torch.ones(self.num_envs, dtype=torch.bool))
+        if os.environ.get(BATCH_LOG_VARIABLE):  # a batch starts: said where a test reads it, whichever process
+            with open(os.environ[BATCH_LOG_VARIABLE], "a") as fh:
+                fh.write(f"{os.getpid()}\n")
         return self.get_observations(), {}
 
     def step(self, actions: torch.Tensor):

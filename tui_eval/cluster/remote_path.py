@@ -146,7 +146,8 @@ class RemotePath(InferencePath):
         for slot in self._slots:
             if slot.info is None:
                 continue
-            room = slot.info["capacity"] + self._block - len(slot.outstanding)
+            # a whole batch waiting: a batched simulator's next batch runs with the seeds the actor holds
+            room = slot.info["capacity"] + max(self._block, slot.info["capacity"]) - len(slot.outstanding)
             seeds: list[Seed] = []
             while len(seeds) < min(room, self._block):
                 with self._lock:

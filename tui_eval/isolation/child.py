@@ -18,6 +18,7 @@ import traceback
 from typing import Any
 
 from tui_eval.errors import first_line
+from tui_eval.paths.base import episodes_at_once
 
 PROCESS_VARIABLE = "TUI_EVAL_PATH_PROCESS"  # set, to the path's name, in a path's own process
 KEY_VARIABLE = "TUI_EVAL_PATH_KEY"  # the socket's key, hex, in the child's environment (read, then dropped)
@@ -72,7 +73,7 @@ def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any])
         return
     path = worker.path
     wire.send(("loaded", {"pid": os.getpid(), "description": path.description,
-                          "capacity": int(getattr(path, "num_envs", 1))}))
+                          "capacity": episodes_at_once(path)}))
     threading.Thread(target=_pump, args=(wire, worker), name="pump", daemon=True).start()
     _serve_commands(wire, worker)
 

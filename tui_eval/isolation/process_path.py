@@ -41,7 +41,9 @@ from tui_eval.isolation.forked import ZygoteGone, end_zygote, zygote
 from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.spec import BadInput, EpisodeRecord, RunSpec
 
-BLOCK = 4  # seeds waiting in the child beyond its envs
+#: seeds waiting in the child beyond its envs, at least as many as it has envs: a batched simulator (one seed per
+#: batch of worlds) starts its next batch with the seeds it holds, and a batch short of seeds steps idle worlds
+BLOCK = 4
 LOAD_TIMEOUT_S = 900.0  # imports and restore in the child (RLlib's evaluate starts a Ray of its own)
 REPLY_S = 5.0  # hold / set_explore answers: a live child answers in milliseconds (set_explore waits for an episode)
 CLOSE_S = 3.0  # a child that has not ended this long after close is terminated, then killed
@@ -290,7 +292,7 @@ class ProcessPath(InferencePath):
     def _top_up(self, feed: SeedFeed) -> bool:
         """Offer seeds while the child is short of work; True when the feed had none left to give."""
         seeds: list[Seed] = []
-        while len(self._outstanding) + len(seeds) < self._capacity + BLOCK:
+        while len(self._outstanding) + len(seeds) < self._capacity + max(BLOCK, self._capacity):
             seed = feed.take()
             if seed is None:
                 if seeds:

@@ -27,6 +27,7 @@ from typing import Any
 
 from tui_eval.errors import first_line
 from tui_eval.feed import Heartbeat, Seed
+from tui_eval.paths.base import episodes_at_once
 from tui_eval.spec import EpisodeRecord, RunSpec
 
 
@@ -98,7 +99,7 @@ class PathWorker:
         context = ray.get_runtime_context()
         return {"node": context.get_node_id(), "host": socket.gethostname(), "pid": os.getpid(),
                 "gpus": [str(g) for g in ray.get_gpu_ids()], "description": self.path.description,
-                "capacity": int(getattr(self.path, "num_envs", 1)), "package": tui_eval.__file__}
+                "capacity": episodes_at_once(self.path), "package": tui_eval.__file__}
 
     def offer(self, seeds: list[Seed]) -> None:
         with self._lock:

@@ -86,3 +86,13 @@ def close_quietly(path: InferencePath) -> None:
         path.close()
     except Exception:
         pass
+
+
+def episodes_at_once(path: InferencePath) -> int:
+    """How many episodes `path` plays at a time: its envs (RLlib's paths say `num_envs`; an rsl_rl path's vector
+    env does), else one. A path served from another process is kept this many seeds ahead, and more."""
+    for owner in (path, getattr(path, "env", None)):
+        count = getattr(owner, "num_envs", None)
+        if isinstance(count, int) and count > 0:
+            return count
+    return 1

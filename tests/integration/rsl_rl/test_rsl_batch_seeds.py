@@ -3,10 +3,12 @@ S mod N of the batch seeded S - S mod N, and every batch is played from its own 
 
 from __future__ import annotations
 
+import collections
+
 import pytest
 
 from tests.support.engines import run_to_end
-from tests.support.rsl import ListFeed, demo_checkpoint, run_path
+from tests.support.rsl import BATCH_LOG_VARIABLE, ListFeed, demo_checkpoint, run_path
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.integrations.rsl_rl.paths.factory_env import FactoryVecEnv
 from tui_eval.spec import RunSpec
@@ -50,15 +52,20 @@ def test_a_batch_repeats_itself_whatever_drew_from_the_global_generator_before(t
 
 
 @pytest.mark.parametrize("paths", ["runner,jit"])
-def test_paths_of_a_batched_simulator_run_the_same_worlds_in_their_own_processes(tmp_path, paths):
+def test_paths_of_a_batched_simulator_run_the_same_worlds_in_their_own_processes(tmp_path, paths, monkeypatch):
     """The simulator refuses a second thread, as MuJoCo-Warp crashes on one: each path has a process of its own,
-    and world by world the runner and its TorchScript export give the same episodes."""
-    engine, records = run_to_end(demo_checkpoint(), "--vecenv", GLOBAL_VECENV, "--num-envs", "3", "--paths", paths,
-                                 "--episodes", "7", log=tmp_path / "run.sqlite", own_processes=True)
+    and world by world the runner and its TorchScript export give the same episodes. The path process holds a
+    whole batch of seeds ahead: no batch runs short of seeds (its idle worlds would cost a batch's steps)."""
+    batches = tmp_path / "batches.txt"
+    monkeypatch.setenv(BATCH_LOG_VARIABLE, str(batches))
+    engine, records = run_to_end(demo_checkpoint(), "--vecenv", GLOBAL_VECENV, "--num-envs", "4", "--paths", paths,
+                                 "--seeds", "1000:1016", log=tmp_path / "run.sqlite", own_processes=True)
+    resets = collections.Counter(batches.read_text().split())
+    child = str(engine.paths["jit"].pid)
+    assert resets[child] == 4, resets  # 16 seeds on 4 worlds: 4 batches, none short
     by_path = {name: {r.seed: (r.ret, r.length, r.success) for r in records if r.path == name}
                for name in paths.split(",")}
-    start = engine.blocks[0].start
-    assert sorted(by_path["runner"]) == list(range(start, start + 7))
+    assert sorted(by_path["runner"]) == list(range(1000, 1016))
     assert not any(r.invalid for r in records)
     assert by_path["runner"] == by_path["jit"]
     assert "in a process of its own" in engine.paths["jit"].description
