@@ -61,8 +61,11 @@ def test_paths_of_a_batched_simulator_run_the_same_worlds_in_their_own_processes
     engine, records = run_to_end(demo_checkpoint(), "--vecenv", GLOBAL_VECENV, "--num-envs", "4", "--paths", paths,
                                  "--seeds", "1000:1016", log=tmp_path / "run.sqlite", own_processes=True)
     resets = collections.Counter(batches.read_text().split())
-    child = str(engine.paths["jit"].pid)
-    assert resets[child] == 4, resets  # 16 seeds on 4 worlds: 4 batches, none short
+    child = engine.paths["jit"]
+    assert child._capacity == 4  # the worlds it plays at once: it is offered a batch of seeds ahead
+    # 16 seeds on 4 worlds: 4 full batches; a top-up that arrives after a batch began makes one more (on a busy
+    # machine, a few): a batch never waits for seeds yet
+    assert 4 <= resets[str(child.pid)] <= 16, resets
     by_path = {name: {r.seed: (r.ret, r.length, r.success) for r in records if r.path == name}
                for name in paths.split(",")}
     assert sorted(by_path["runner"]) == list(range(1000, 1016))
