@@ -110,12 +110,7 @@ class Zygote:
             return self._exited[pid]
 
     def end(self) -> None:
-        for end in (self._conn, self._listener):
-            try:
-                if end is not None:
-                    end.close()
-            except OSError:
-                pass
+        close_ends(self._conn, self._listener)
         if self.process.poll() is None:
             self.process.kill()
             try:
@@ -123,6 +118,16 @@ class Zygote:
             except subprocess.TimeoutExpired:
                 pass
         shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def close_ends(*ends: Any) -> None:
+    """Close a socket's ends (a connection, a listener), those that are open."""
+    for end in ends:
+        try:
+            if end is not None:
+                end.close()
+        except OSError:
+            pass
 
 
 def _exists(pid: int) -> bool:

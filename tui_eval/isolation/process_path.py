@@ -37,7 +37,7 @@ from typing import Any
 from tui_eval.cpu_pools import limit_native_pools
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.frames.hub import FrameHub, PathTap
-from tui_eval.isolation.forked import ZygoteGone, end_zygote, zygote
+from tui_eval.isolation.forked import ZygoteGone, close_ends, end_zygote, zygote
 from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.spec import BadInput, EpisodeRecord, RunSpec
 
@@ -389,12 +389,7 @@ class ProcessPath(InferencePath):
         if process.poll() is None:
             process.kill()
             _wait(process, 1.0)
-        for end in (self._conn, self._listener):
-            try:
-                if end is not None:
-                    end.close()
-            except OSError:
-                pass
+        close_ends(self._conn, self._listener)
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
