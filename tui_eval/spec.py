@@ -37,6 +37,11 @@ class EpisodeRecord:
     #: a fingerprint of the episode's first observation (tui_eval.envs.start_fingerprint), where the path reads it:
     #: two records of one path with the same start, return and length under different seeds repeat one episode
     start: str | None = None
+    #: the termination term that ended the episode, where the env names it (a manager-based env: `time_out`,
+    #: `fell_over`, ...); None where it does not
+    termination: str | None = None
+    #: the episode's sum of each reward term, where the env computes its reward from named terms (mjlab, Isaac Lab)
+    reward_terms: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         if self.invalid and self.success:
@@ -64,6 +69,9 @@ class EpisodeRecord:
             **({"modules": {m: {"return": r if math.isfinite(r) else None, "agent_steps": n}
                             for m, r, n in self.modules}} if self.modules else {}),
             **({"world": self.world, "batch_seed": self.seed - self.world} if self.world is not None else {}),
+            **({"termination": self.termination} if self.termination is not None else {}),
+            **({"reward_terms": {t: v if math.isfinite(v) else None for t, v in self.reward_terms}}
+               if self.reward_terms else {}),
         }
 
 

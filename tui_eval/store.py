@@ -23,34 +23,39 @@ CREATE TABLE IF NOT EXISTS episodes (
     path TEXT NOT NULL, seed INTEGER NOT NULL, block INTEGER NOT NULL,
     ret REAL, length INTEGER NOT NULL, success INTEGER, invalid INTEGER NOT NULL,
     reason TEXT, wall_s REAL NOT NULL, explore INTEGER, finished_at REAL NOT NULL, modules TEXT,
-    world INTEGER, start TEXT
+    world INTEGER, start TEXT, termination TEXT, reward_terms TEXT
 );
 """
 
-_COLUMNS = "path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules, world, start"
+_COLUMNS = ("path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules, world, start, "
+            "termination, reward_terms")
 #: columns added after the first logs were written: (name, type); older logs get them empty
-_LATER_COLUMNS = (("modules", "TEXT"), ("world", "INTEGER"), ("start", "TEXT"))
+_LATER_COLUMNS = (("modules", "TEXT"), ("world", "INTEGER"), ("start", "TEXT"), ("termination", "TEXT"),
+                  ("reward_terms", "TEXT"))
 
 
 def _to_row(rec: EpisodeRecord) -> tuple:
     return (rec.path, rec.seed, rec.block, rec.ret, rec.length,
             None if rec.success is None else int(rec.success), int(rec.invalid), rec.reason,
             rec.wall_s, None if rec.explore is None else int(rec.explore),
-            json.dumps([list(m) for m in rec.modules]) if rec.modules else None, rec.world, rec.start)
+            json.dumps([list(m) for m in rec.modules]) if rec.modules else None, rec.world, rec.start,
+            rec.termination, json.dumps([list(t) for t in rec.reward_terms]) if rec.reward_terms else None)
 
 
 def _from_row(row: tuple) -> EpisodeRecord:
-    path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules, world, start = row
+    (path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules, world, start, termination,
+     reward_terms) = row
     return EpisodeRecord(path=path, seed=seed, ret=float("nan") if ret is None else ret, length=length,
                          success=None if success is None else bool(success), invalid=bool(invalid),
                          reason=reason, wall_s=wall_s, block=block,
                          explore=None if explore is None else bool(explore),
                          modules=tuple((m, float(r), int(n)) for m, r, n in json.loads(modules)) if modules else (),
-                         world=world, start=start)
+                         world=world, start=start, termination=termination,
+                         reward_terms=tuple((t, float(v)) for t, v in json.loads(reward_terms)) if reward_terms else ())
 
 
 def _add_later_columns(db: sqlite3.Connection) -> None:
-    """Logs written before episodes carried per-module returns, worlds or starts lack those columns: add them."""
+    """Logs written before episodes carried per-module returns, worlds, starts or terms lack those columns: add them."""
     names = {row[1] for row in db.execute("PRAGMA table_info(episodes)")}
     for name, kind in _LATER_COLUMNS:
         if name not in names:
@@ -102,7 +107,7 @@ class RunLog:
     def append(self, rec: EpisodeRecord) -> None:
         with self._lock:
             self._db.execute(
-                f"INSERT INTO episodes ({_COLUMNS}, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO episodes ({_COLUMNS}, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (*_to_row(rec), time.time()),
             )
 

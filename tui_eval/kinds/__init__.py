@@ -16,6 +16,9 @@ def _kinds() -> Iterator[type[CheckpointKind]]:
     from tui_eval.integrations.rllib.kind import RllibKind
 
     yield RllibKind
+    from tui_eval.integrations.rsl_rl.mjlab.kind import MjlabKind
+
+    yield MjlabKind  # an rsl_rl checkpoint in an mjlab run folder: before the plain rsl_rl kind
     from tui_eval.integrations.rsl_rl.kind import RslRlKind
 
     yield RslRlKind
@@ -25,8 +28,8 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
     """Recognise the checkpoint at `spec.checkpoint` and read it offline."""
     path = Path(spec.checkpoint).expanduser()
     if not path.exists():
-        raise BadInput(f"checkpoint {spec.checkpoint!r} does not exist; pass an RLlib checkpoint directory "
-                       "or an rsl_rl model_*.pt file")
+        raise BadInput(f"checkpoint {spec.checkpoint!r} does not exist; pass an RLlib checkpoint directory, "
+                       "an rsl_rl model_*.pt file or an mjlab run folder")
     path = path.resolve()
     for kind in _kinds():
         if kind.recognise(path):

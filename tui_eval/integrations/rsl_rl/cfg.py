@@ -101,7 +101,8 @@ def _filter(block: dict[str, Any], cls: Any, where: str, notes: list[str], skip:
         if key == "class_name":
             continue
         if accepted is not None and key not in accepted:
-            dropped.append(key)
+            if value not in (None, False, "", [], {}, ()):  # a key left at nothing changes nothing: not worth a note
+                dropped.append(key)
         elif not _missing(value) or key == "distribution_cfg":
             out[key] = value
     if dropped:
@@ -116,6 +117,9 @@ def _model_block(block: dict[str, Any], where: str, notes: list[str]) -> dict[st
     if bare_class_name(name) in _PRE4_POLICY_CLASSES:
         raise BadInput(f"the agent cfg's {where} block names {name}, an rsl_rl < 4 policy class; put it under "
                        "policy: (as Isaac Lab writes it) or name the 5.x class (MLPModel, RNNModel, CNNModel)")
+    if _missing(block.get("rnn_type")) and "RNN" not in bare_class_name(name):  # an MLP's unused RNN defaults (mjlab)
+        for key in ("rnn_type", "rnn_hidden_dim", "rnn_num_layers"):
+            block.pop(key, None)
     if "rnn_hidden_size" in block and "rnn_hidden_dim" not in block:  # the rsl_rl 2.x spelling
         block["rnn_hidden_dim"] = block.pop("rnn_hidden_size")
     # rsl_rl 4.x keys → 5.x distribution_cfg

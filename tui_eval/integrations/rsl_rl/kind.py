@@ -50,6 +50,7 @@ from tui_eval.integrations.rsl_rl.paths.model import (
     quiet,
 )
 from tui_eval.integrations.rsl_rl.paths.vecenv import takes_images
+from tui_eval.integrations.rsl_rl.run_folder import ISAAC_LAB, framework_of, run_folder_of
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.native_output import native_stdout_quiet
 from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
@@ -87,6 +88,7 @@ class RslRlKind(CheckpointKind):
             raise BadInput(f"{path} is not an rsl_rl checkpoint (its keys: {keys}; expected actor_state_dict); "
                            "pass a model_<iteration>.pt saved by OnPolicyRunner.save")
         self.iteration = data.get("iter")
+        self.infos = data.get("infos")
         self.exported_jit = path.parent / "exported" / "policy.pt"
         self.exported_onnx = path.parent / "exported" / "policy.onnx"
 
@@ -132,6 +134,11 @@ class RslRlKind(CheckpointKind):
         env_config = dict(cfg_config if env_id == cfg_env else {})
         env_config.update(self.spec.env_config)
         if not env_id and not self.spec.vecenv:
+            folder = run_folder_of(self.checkpoint)
+            if folder is not None and framework_of(folder) == ISAAC_LAB:
+                raise BadInput("an Isaac Lab run: its env needs Isaac Sim, which tui-eval does not start; run tui-eval "
+                               "with Isaac Lab's python and --vecenv your_module:make_env, a factory that builds the "
+                               "task with Isaac Lab's RslRlVecEnvWrapper (README: Isaac Lab)")
             raise BadInput("the checkpoint does not say which env it was trained on; pass --env ID (a registered "
                            "Gymnasium env) or --vecenv module:function")
         return env_id, env_config
@@ -338,6 +345,10 @@ class RslRlKind(CheckpointKind):
             raise BadInput("--vs-env-config needs an env to change: pass --vs-env ID or --vs-vecenv MODULE:FUNCTION")
         return other
 
+    def runner_class(self) -> type | None:
+        """The runner class the `runner` path builds (None: rsl_rl's OnPolicyRunner)."""
+        return None
+
     def _build(self, name: str, explore: bool) -> InferencePath:
         if explore and name != "runner":
             raise BadInput(f"the {name} path runs the exported policy, which is the deterministic mean; explore is "
@@ -353,7 +364,8 @@ class RslRlKind(CheckpointKind):
             from tui_eval.integrations.rsl_rl.paths.runner import RslRunnerPath
 
             return RslRunnerPath(env=env, cfg=self.cfg, checkpoint=runner_checkpoint, device=self.spec.device,
-                                 explore=explore, checkpoint_note=note, cfg_label=self._cfg_label())
+                                 explore=explore, checkpoint_note=note, cfg_label=self._cfg_label(),
+                                 runner_class=self.runner_class())
         from tui_eval.integrations.rsl_rl.paths.export import RslJitPath, RslOnnxPath
 
         cls, exported = (RslJitPath, self.exported_jit) if name == "jit" else (RslOnnxPath, self.exported_onnx)

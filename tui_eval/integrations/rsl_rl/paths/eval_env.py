@@ -31,6 +31,8 @@ class EpisodeEnd:
     reason: str | None  # set: the episode is invalid
     wall_s: float
     start: str | None = None  # a fingerprint of the world's first observation (tui_eval.envs.start_fingerprint)
+    termination: str | None = None  # the termination term that ended it (a manager-based env: manager_terms.py)
+    reward_terms: tuple[tuple[str, float], ...] = ()  # each reward term's sum over the episode (same)
 
 
 class EvalVecEnv(VecEnv):

@@ -49,6 +49,7 @@ from tui_eval.envs import SUCCESS_CONVENTIONS, start_fingerprint
 from tui_eval.errors import first_line
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import DISCARD, IDLE, LIVE, EpisodeEnd, EvalVecEnv
+from tui_eval.integrations.rsl_rl.paths.manager_terms import ManagerTerms
 from tui_eval.spec import BadInput
 
 
@@ -101,6 +102,7 @@ class FactoryVecEnv(EvalVecEnv):
         self.step_timeout = step_timeout
         self._feed: SeedFeed | None = None
         self.inner = self._build()
+        self.terms = ManagerTerms.of(self.inner)
         self.num_envs = int(self.inner.num_envs)
         self.num_actions = int(self.inner.num_actions)
         self.device = self.inner.device
@@ -135,6 +137,11 @@ class FactoryVecEnv(EvalVecEnv):
         return env
 
     # -- rsl_rl VecEnv API (delegated)
+    @property
+    def unwrapped(self) -> Any:
+        """The simulator's own env (a framework's runner reads and writes its state, e.g. mjlab's curriculum)."""
+        return getattr(self.inner, "unwrapped", self.inner)
+
     @property
     def max_episode_length(self):
         return self.inner.max_episode_length
@@ -173,6 +180,7 @@ class FactoryVecEnv(EvalVecEnv):
                 self._close_inner()
                 self._factory_kwargs = dict(self._factory_kwargs, seed=seed)
                 self.inner = self._build()
+                self.terms = ManagerTerms.of(self.inner)
         elif callable(getattr(inner, "reset", None)):
             inner.reset()
         self._built_seed = None  # an env fresh from the factory serves its first batch only
@@ -195,6 +203,8 @@ class FactoryVecEnv(EvalVecEnv):
         mine = [key for key in self._pending if key[1] == block and key[0] - key[0] % n == batch]
         self._pending = [key for key in self._pending if key not in mine]
         self._reseed(batch)
+        if self.terms is not None:
+            self.terms.begin()
         self.state[:] = DISCARD
         self._steps[:] = 0
         first = self.inner.get_observations()
@@ -204,9 +214,26 @@ class FactoryVecEnv(EvalVecEnv):
             self._start[world] = start_fingerprint({k: v[world] for k, v in first.items()})
         return True
 
-    def _finish(self, i: int, success: bool | None, reason: str | None, now: float) -> None:
+    def _finish(self, i: int, success: bool | None, reason: str | None, now: float,
+                termination: str | None = None, reward_terms: tuple[tuple[str, float], ...] = ()) -> None:
         self.finished.append(EpisodeEnd(i, int(self._seed[i]), int(self._block[i]),
-                                        False if reason else success, reason, now - self._t0[i], self._start[i]))
+                                        False if reason else success, reason, now - self._t0[i], self._start[i],
+                                        termination, reward_terms))
+
+    def _finish_done(self, i: int, extras: dict, now: float) -> None:
+        """World i's labelled episode ended by the env's own rules: its success, and (a manager-based env) the
+        term that ended it and its reward terms; the simulator's NaN guard makes it invalid."""
+        terms = self.terms
+        if terms is None:
+            self._finish(i, self._success(extras, i), None, now)
+            return
+        term, sums = terms.ended(i)
+        reason = (f"the simulator's NaN guard ended it (termination term {term}) at step {self._steps[i]}"
+                  if terms.is_nan(term) else None)
+        success = self._success(extras, i)
+        if success is None and term is not None:
+            success = terms.is_time_out(term)  # ran to its time limit: what a manager-based task calls surviving
+        self._finish(i, success, reason, now, term, sums)
 
     def begin(self, feed: SeedFeed) -> TensorDict:
         self._feed = feed
@@ -246,6 +273,8 @@ class FactoryVecEnv(EvalVecEnv):
         finally:
             if heartbeat is not None:
                 heartbeat.step_ended()
+        if self.terms is not None:
+            self.terms.after_step()
         now = time.perf_counter()
         reason: list[str | None] = [None] * n
         if bad_action is not None:
@@ -265,7 +294,7 @@ class FactoryVecEnv(EvalVecEnv):
         if done_np.any():
             for i in np.flatnonzero(done_np).tolist():
                 if self.state[i] == LIVE:
-                    self._finish(i, self._success(extras, i), None, now)
+                    self._finish_done(i, extras, now)
                     self.state[i] = DISCARD  # one episode per world and batch
         if not (self.state == LIVE).any() and self._start_batch(now):
             # every world starts the new batch's episode: the step's observations are the batch's first
@@ -302,6 +331,7 @@ class FactoryVecEnv(EvalVecEnv):
             self._finish(i, False, f"env raised at step {self._steps[i]}: {error}", now)
         self._close_inner()
         self.inner = self._build()
+        self.terms = ManagerTerms.of(self.inner)
         self._built_seed = int(self._factory_kwargs.get("seed", 0))
         self.rebuilds += 1
         self.state[:] = DISCARD

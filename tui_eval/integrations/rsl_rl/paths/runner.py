@@ -38,14 +38,15 @@ LOAD_CFG = {"actor": True, "critic": True, "optimizer": False, "iteration": True
 
 
 def build_runner(env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device: str,
-                 cfg_label: str = "the agent cfg"):
-    """OnPolicyRunner on `env` with `checkpoint` loaded strictly; BadInput when the cfg does not fit."""
+                 cfg_label: str = "the agent cfg", runner_class: type | None = None):
+    """OnPolicyRunner (or `runner_class`, a framework's subclass of it) on `env` with `checkpoint` loaded strictly;
+    BadInput when the cfg does not fit."""
     from rsl_rl.runners import OnPolicyRunner
 
     cfg = finalise_obs_groups(copy.deepcopy(cfg), list(env.get_observations().keys()))
     try:
         with quiet():
-            runner = OnPolicyRunner(env, cfg, log_dir=None, device=device)
+            runner = (runner_class or OnPolicyRunner)(env, cfg, log_dir=None, device=device)
     except BadInput:
         raise
     except Exception as exc:  # OnPolicyRunner raises whatever the cfg's classes raise
@@ -111,7 +112,8 @@ class RslLoopPath(InferencePath):
                     emit(EpisodeRecord(path=self.name, seed=end.seed, block=end.block, ret=float(ret[w]),
                                        length=int(length[w]), success=end.success, invalid=end.reason is not None,
                                        reason=end.reason, wall_s=end.wall_s, explore=self.explore,
-                                       world=w if env.batched else None, start=end.start))
+                                       world=w if env.batched else None, start=end.start,
+                                       termination=end.termination, reward_terms=end.reward_terms))
                     ret[w] = 0.0
                     length[w] = 0
         finally:
@@ -129,10 +131,10 @@ class RslRunnerPath(RslLoopPath):
     name = "runner"
 
     def __init__(self, *, env: EvalVecEnv, cfg: dict[str, Any], checkpoint: Path, device: str, explore: bool,
-                 checkpoint_note: str = "", cfg_label: str = "the agent cfg"):
+                 checkpoint_note: str = "", cfg_label: str = "the agent cfg", runner_class: type | None = None):
         self.env = env
         try:
-            self.runner, self.cfg = build_runner(env, cfg, checkpoint, device, cfg_label)
+            self.runner, self.cfg = build_runner(env, cfg, checkpoint, device, cfg_label, runner_class)
         except BaseException:
             env.close()
             raise
@@ -145,7 +147,7 @@ class RslRunnerPath(RslLoopPath):
                            "runner=off")
         self.explore = explore
         self.device = device
-        self.description = (f"rsl_rl OnPolicyRunner.load({checkpoint_note or checkpoint.name}) + "
+        self.description = (f"{type(self.runner).__name__}.load({checkpoint_note or checkpoint.name}) + "
                             f"get_inference_policy(), {env.description}, one batched forward per step, {device}"
                             + (", policy.reset(dones) at each episode start" if self.recurrent else ""))
 
