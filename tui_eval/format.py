@@ -8,6 +8,7 @@ from typing import Any
 from tui_eval.decide import decision_line
 from tui_eval.module_summary import TEAM
 from tui_eval.stats import ComparisonSummary, returns_identical
+from tui_eval.stats.episode_terms import term_differences
 from tui_eval.void import VOID, void_line
 
 
@@ -191,15 +192,30 @@ def path_rows(summary_paths: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]
     return rows
 
 
+def ended_by(terminations: dict[str, int] | None, shown: int = 2) -> str:
+    """`time_out 81% · fell_over 19%`: the shares of the termination terms that ended a path's episodes."""
+    if not terminations:
+        return "—"
+    total = sum(terminations.values())
+    ranked = sorted(terminations.items(), key=lambda kv: -kv[1])
+    parts = [f"{term} {100 * count / total:.0f}%" for term, count in ranked[:shown]]
+    if len(ranked) > shown:
+        parts.append(f"+{len(ranked) - shown} more")
+    return " · ".join(parts)
+
+
 def summary_table(summary: dict[str, Any]) -> str:
     header = ["path", "episodes", "explore", "mean", "95% CI", "anytime 95%", "IQM", "success", "invalid",
               "mean len", "ep/s", "steps/s"]
+    named = any(p.get("terminations") for _, p in path_rows(summary["paths"]))
+    if named:
+        header.append("ended by")
     rows = []
     for name, p in path_rows(summary["paths"]):
         rows.append([name, num(p["episodes"]), on_off(p["explore"]), num(p["mean"], 2), interval(p["ci95"], 2),
                      interval(p["cs95"], 2), num(p["iqm"], 2), percent(p["success_rate"], p["success_ci95"]),
                      num(p["invalid"]), num(p["mean_length"]), num(p["episodes_per_s"]),
-                     num(p["env_steps_per_s"], 0)])
+                     num(p["env_steps_per_s"], 0)] + ([ended_by(p.get("terminations"))] if named else []))
     text = table(rows, header)
     bounded = [p for _, p in path_rows(summary["paths"]) if p.get("return_bounds")]
     if bounded:
@@ -208,6 +224,7 @@ def summary_table(summary: dict[str, Any]) -> str:
     methods = sorted({str(p["cs_method"]) for _, p in path_rows(summary["paths"]) if p.get("cs_method")})
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
+    text += reward_terms_table(summary["paths"])
     comparison = summary.get("comparison")
     if comparison is not None and comparison.get("verdict") == VOID:
         text += "\n" + void_line(comparison["void"])
@@ -216,6 +233,19 @@ def summary_table(summary: dict[str, Any]) -> str:
     text += "".join("\n" + line for line in module_lines(summary))  # multi-agent runs: per module
     decided = decision_line(summary)  # --until-decided / --fail-if-worse
     return text if decided is None else text + "\n" + decided
+
+
+def reward_terms_table(paths: dict[str, Any]) -> str:
+    """The first two paths' reward terms (episode sums, mean per path) and their difference, the term that moved
+    most first; empty when the env names no reward terms."""
+    names = list(paths)[:2]
+    if len(names) < 2 or not any(paths[n].get("reward_terms") for n in names):
+        return ""
+    a, b = names
+    rows = [[d.term, num(d.mean_a, 3), num(d.mean_b, 3), num(d.diff, 3), interval(list(d.ci) if d.ci else None, 3)]
+            for d in term_differences(paths[a], paths[b])]
+    return ("\nreward terms (episode sums, mean per path; the difference's 95% CI is Welch's, fixed-n)\n"
+            + table(rows, ["term", a, b, f"{b} − {a}", "95% CI"]) + "\n")
 
 
 def workers_line(paths: dict) -> str:

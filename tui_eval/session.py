@@ -15,6 +15,7 @@ from tui_eval.decide import check_gate_paths, watch_decision
 from tui_eval.engine import Engine
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind
+from tui_eval.integrations.rsl_rl.run_folder import MJLAB, framework_of, run_folder_of
 from tui_eval.kinds import load_kind
 from tui_eval.lifecycle import RunMeta, RunStatus
 from tui_eval.outputs import default_log_path
@@ -117,8 +118,16 @@ def start_path_processes_ahead(spec: RunSpec) -> None:
         return
     from tui_eval.isolation.process_path import start_ahead
 
-    rllib = (Path(spec.checkpoint).expanduser() / "rllib_checkpoint.json").exists()
-    start_ahead(1, ("torch", "ray.rllib", "gymnasium") if rllib else ("torch", "rsl_rl.runners", "gymnasium"))
+    checkpoint = Path(spec.checkpoint).expanduser()
+    if (checkpoint / "rllib_checkpoint.json").exists():
+        start_ahead(1, ("torch", "ray.rllib", "gymnasium"))
+        return
+    warm: tuple[str, ...] = ("torch", "rsl_rl.runners", "gymnasium")
+    folder = run_folder_of(checkpoint) if checkpoint.exists() else None
+    if folder is not None and framework_of(folder) == MJLAB:
+        os.environ.setdefault("MJLAB_WARP_QUIET", "1")  # read when mjlab is imported; Warp starts in each path
+        warm += ("mjlab.tasks",)
+    start_ahead(1, warm)
 
 
 def end_path_processes_ahead() -> None:

@@ -61,6 +61,7 @@ def _path_entry(s: dict[str, Any], explore: Any, eps_s: Any, steps_s: Any) -> di
         "success_cs95": s["success_cs95"], "invalid": s["invalid"], "invalid_ci95": s["invalid_ci95"],
         "mean_length": s["mean_length"], "episodes_per_s": eps_s, "env_steps_per_s": steps_s,
         "return_bounds": s.get("return_bounds"), "bounds_source": s.get("bounds_source"),
+        **{key: s[key] for key in ("terminations", "reward_terms") if key in s},
     }
 
 

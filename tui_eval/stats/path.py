@@ -18,6 +18,7 @@ from tui_eval.spec import EpisodeRecord
 
 from .betting import BettingState
 from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, intersect
+from .episode_terms import TermTally
 from .guards import KISH_PSEUDO_BOUNDED, guarded_asymptotic_cs_from_moments
 from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
 from .sequences import PrPlEB, beta_mixture_cs_scalar, normal_mixture_cs_from_mean
@@ -134,6 +135,7 @@ class PathStats:
         self._series = object()  # identifies this series in its ReturnsSnapshots
         # counts over all episodes
         self.episodes = 0
+        self.terms = TermTally()  # termination and reward terms, where the env names them
         self.invalid = 0
         self.successes = 0
         self.has_success = False
@@ -159,6 +161,8 @@ class PathStats:
     def add(self, record: EpisodeRecord) -> None:
         """Account one finished episode: O(1), plain float arithmetic."""
         self.episodes += 1
+        if record.termination is not None or record.reward_terms:
+            self.terms.add(record)
         s = record.success
         if s is not None:
             self.has_success = True
@@ -377,4 +381,5 @@ class PathStats:
             "invalid_cs95": invalid_cs,
             "rate_cs_method": BETA_MIXTURE_CS,
             "mean_length": self._len_sum / n if n else None,
+            **self.terms.summary(),
         }
