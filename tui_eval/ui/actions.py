@@ -192,6 +192,12 @@ class RunScreen(RunView):
 
         self.app.push_screen(DiagnosisScreen(compute))
 
+    def action_terms(self) -> None:
+        """What ended each path's episodes, and which reward term moved (from the newest snapshot)."""
+        from .widgets.terms_screen import TermsScreen
+
+        self.app.push_screen(TermsScreen(self.snapshot))
+
     def action_help(self) -> None:
         log_path, readonly = self.host.log_path, self.host.readonly
         csv_path, json_path = export_paths(log_path)

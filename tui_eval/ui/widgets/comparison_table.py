@@ -11,7 +11,7 @@ from typing import Any
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.format import interval, num, on_off, percent
+from tui_eval.format import ended_by, interval, num, on_off, percent
 from tui_eval.stats import ComparisonSummary
 
 from ..snapshot import RunSnapshot
@@ -28,8 +28,9 @@ COLUMNS = (
     ("invalid", "invalid"),
     ("length", "mean len"),
     ("eps", "ep/s"),
+    ("ended", "ended by"),
 )
-DROP_ORDER = ("length", "iqm", "eps", "explore")
+DROP_ORDER = ("ended", "length", "iqm", "eps", "explore")
 
 
 @dataclass
@@ -65,6 +66,7 @@ def path_cells(name: str, s: dict[str, Any], data: TableData, label: str | None 
         "invalid": Text(f"{invalid} ×", style="bold red") if invalid else Text("0", style="dim"),
         "length": num(s.get("mean_length"), 1),
         "eps": num(eps, 1) if eps is not None else "—",
+        "ended": ended_by(s.get("terminations"), shown=1),
     }
 
 
@@ -101,6 +103,7 @@ def diff_cells(c: ComparisonSummary, label: str | None = None) -> dict[str, Text
         "invalid": "",
         "length": "",
         "eps": "",
+        "ended": "",
     }
 
 
@@ -144,11 +147,14 @@ class ComparisonTable(Widget):
                 label = "Δ difference"
             rows.append((texts(diff_cells(c, label)), "on #262626"))
         keys = [k for k, _ in COLUMNS]
+        if not any(d.summaries.get(n, {}).get("terminations") for n in d.paths):
+            keys.remove("ended")  # the env names no termination terms
         widths = {k: max([len(headers[k])] + [cells[k].cell_len for cells, _ in rows]) for k in keys}
         for drop in DROP_ORDER:  # narrow terminals: the columns that decide the verdict stay
             if sum(widths[k] + 1 for k in keys) <= width:
                 break
-            keys.remove(drop)
+            if drop in keys:
+                keys.remove(drop)
         lines = []
         head = Text(style="bold dim")
         for key in keys:

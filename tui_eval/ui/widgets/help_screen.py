@@ -20,6 +20,7 @@ KEYS = (
     ("enter", "on an episode: every path's result for that seed, side by side"),
     ("tab", "move between panels (↑↓ PgUp PgDn Home End in the log)"),
     ("h", "show or hide the return histograms"),
+    ("t", "terms: what ended each path's episodes, and which reward term moved (mjlab / Isaac Lab envs)"),
     ("d", "diagnose: why do the paths differ? ranked findings (settings, connector state, stage, step)"),
     ("v", "frames: the paths playing the same seed, rendered (space pause, ←/→ step, [ ] seed, s one/both)"),
     ("c", "on an episode: a clip of its seed, the paths side by side (<log>.seed-S.gif)"),
