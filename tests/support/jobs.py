@@ -59,11 +59,16 @@ def _connectors(folder: Path):
     return [sys.executable, "-m", "tests.support.zoo_connectors", str(folder)], ROOT, dict(os.environ)
 
 
+def _mjlab(folder: Path):
+    return [sys.executable, "-m", "tests.support.mjlab_run", str(folder)], ROOT, plain_env()
+
+
 def _examples(folder: Path):
     return [sys.executable, "-m", "tests.support.example_checkpoints", str(folder)], ROOT, plain_env()
 
 
 MYPY = Job("mypy", _mypy)
+MJLAB_RUN = Job("mjlab_run", _mjlab)
 EXAMPLES = Job("example_checkpoints", _examples)
 DOCTOR = Job("doctor_checkpoints", _doctor)
 USER = Job("user_checkpoints", _user)
@@ -76,6 +81,7 @@ _USER_TESTS = "tests/integration/rllib/test_user_checkpoints.py"
 WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (MYPY, ("tests/health/test_code_health.py::test_mypy_is_clean",)),
     # runs on the demo, for tests in the middle of the session (before the checkpoints the later ones need)
+    (MJLAB_RUN, ("tests/integration/rsl_rl/test_mjlab",)),
     (RECORD_GIF, ("tests/integration/frames/test_frames.py::test_record_writes_a_gif",)),
     (RECORD_WITHOUT_FRAMES, ("tests/integration/frames/test_frames.py::test_record_of_an_env_without_frames",)),
     (PANDAREACH, ("tests/integration/rsl_rl/test_rsl_pandareach.py::test_short_run_reports_success",)),
