@@ -8,6 +8,7 @@ separate group a privileged critic reads.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,7 @@ def train(folder: Path, cfg: dict[str, Any], env_id: str, env_config: dict[str, 
     env.begin(CountingFeed())
     try:
         with quiet():
-            runner = OnPolicyRunner(env, dict(cfg), log_dir=None, device="cpu")
+            runner = OnPolicyRunner(env, copy.deepcopy(cfg), log_dir=None, device="cpu")  # rsl_rl 5.4 pops class names
             runner.learn(iterations)
     finally:
         env.close()

@@ -134,9 +134,8 @@ class PathStats:
                 self._bet = BettingState((1.0 - ASYMPTOTIC_SHARE) * alpha)
         self._series = object()  # identifies this series in its ReturnsSnapshots
         # counts over all episodes
-        self.episodes = 0
+        self.episodes = self.invalid = 0
         self.terms = TermTally()  # termination and reward terms, where the env names them
-        self.invalid = 0
         self.successes = 0
         self.has_success = False
         # Welford over valid returns

@@ -7,18 +7,19 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
 import yaml
 from rsl_rl.models import MLPModel
-from rsl_rl.utils import resolve_class
 from tensordict import TensorDict
 
 from tests.support.bad_input import in_process
 from tests.support.rsl import DEMO_DIR, ROOT, demo_checkpoint, run_path
 from tui_eval.integrations.rsl_rl.cfg import infer_cfg, normalise_cfg, read_cfg_file
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
+from tui_eval.integrations.rsl_rl.paths.model import model_class
 from tui_eval.kinds import load_kind
 from tui_eval.spec import BadInput, RunSpec
 
@@ -27,7 +28,7 @@ GROUPS = {"actor": ["policy"], "critic": ["policy"]}
 
 
 def build(block: dict, sd: dict | None = None, out: int = 2) -> MLPModel:
-    cls, kwargs = resolve_class(block)
+    cls, kwargs = model_class(block)
     model = cls(OBS, GROUPS, "actor", out, **kwargs)
     if sd is not None:
         model.load_state_dict(sd, strict=True)
@@ -210,7 +211,8 @@ algorithm: {class_name: PPO, learning_rate: 0.001, symmetry_cfg: null, lidar_pre
     assert cfg["actor"]["distribution_cfg"] == {"class_name": "GaussianDistribution", "init_std": 1.0,
                                                 "std_type": "log"}
     assert cfg["critic"]["distribution_cfg"] is None
-    assert "lidar_prediction_cfg" not in cfg["algorithm"] and any("lidar_prediction_cfg" in n for n in notes)
+    # a key left at null changes nothing: dropped without a note (a key with a value gets one, below)
+    assert "lidar_prediction_cfg" not in cfg["algorithm"] and not any("lidar_prediction_cfg" in n for n in notes)
     build(cfg["actor"])  # rsl_rl accepts the mapped block
 
 
@@ -233,3 +235,40 @@ def test_cli_exit_codes(tmp_path, capsys, monkeypatch):
     # 6 identical seeds of two deterministic paths are not yet enough to say "equivalent"
     assert data["comparison"]["verdict"] == "undecided" and data["comparison"]["exact"] is True
     assert data["comparison"]["identical_pairs"] == 6
+
+
+def _framework_run(tmp_path: Path, tag: str) -> Path:
+    """A run folder laid out as Isaac Lab's or mjlab's train writes it, around the demo's checkpoint."""
+    run = tmp_path / "logs" / "rsl_rl" / "anymal_d_flat" / "2026-12-01_10-00-00"
+    (run / "params").mkdir(parents=True)
+    (run / "params" / "env.yaml").write_text(f"viewer:\n  eye: !!python/tuple\n  - 7.5\nsim:\n  physics: {tag} ''\n")
+    (run / "params" / "agent.yaml").write_text((DEMO_DIR / "params" / "agent.yaml").read_text())
+    shutil.copy(demo_checkpoint(), run / "model_39.pt")
+    return run
+
+
+def test_an_isaac_lab_run_without_a_factory_says_what_to_pass(tmp_path, capsys):
+    run = _framework_run(tmp_path, "!!python/name:isaaclab.sim.simulation_cfg.PhysxCfg")
+    spec = RunSpec(checkpoint=str(run / "model_39.pt"))
+    agent = read_cfg_file(run / "params" / "agent.yaml")
+    agent.pop("tui_eval_env", None)
+    (run / "params" / "agent.yaml").write_text(yaml.safe_dump(agent))
+    with pytest.raises(BadInput, match="an Isaac Lab run: .*--vecenv your_module:make_env"):
+        load_kind(spec)
+    # the same layout with a tag of neither framework: the plain rsl_rl line
+    (run / "params" / "env.yaml").write_text("sim:\n  dt: 0.005\n")
+    with pytest.raises(BadInput, match="does not say which env it was trained on"):
+        load_kind(spec)
+
+
+def test_an_mjlab_run_folder_is_recognised_from_its_files(tmp_path):
+    from tui_eval.integrations.rsl_rl.mjlab.kind import MjlabKind
+    from tui_eval.integrations.rsl_rl.run_folder import checkpoints
+
+    run = _framework_run(tmp_path, "!!python/name:mjlab.entity.entity.%3Clambda%3E")
+    shutil.copy(run / "model_39.pt", run / "model_7.pt")
+    assert MjlabKind.recognise(run) and MjlabKind.recognise(run / "model_39.pt")
+    assert [p.name for p in checkpoints(run)] == ["model_7.pt", "model_39.pt"]  # by iteration, not by name
+    assert not MjlabKind.recognise(DEMO_DIR / "model_39.pt")
+    isaac = _framework_run(tmp_path / "isaac", "!!python/name:isaaclab.sim.simulation_cfg.PhysxCfg")
+    assert not MjlabKind.recognise(isaac) and not MjlabKind.recognise(isaac / "model_39.pt")

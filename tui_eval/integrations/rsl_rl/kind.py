@@ -47,6 +47,7 @@ from tui_eval.integrations.rsl_rl.paths.model import (
     is_state_dict,
     load_checkpoint,
     map_pre4,
+    model_class,
     quiet,
 )
 from tui_eval.integrations.rsl_rl.paths.vecenv import takes_images
@@ -193,7 +194,6 @@ class RslRlKind(CheckpointKind):
     def _check_fit(self, groups: dict[str, tuple[int, ...]], num_actions: int) -> None:
         """Build the actor and critic from the cfg for this env and load the weights strictly, offline."""
         import torch
-        from rsl_rl.utils import resolve_class
         from tensordict import TensorDict
 
         cfg = finalise_obs_groups(copy.deepcopy(self.cfg), list(groups))
@@ -212,7 +212,7 @@ class RslRlKind(CheckpointKind):
         for role, sd, out in (("actor", self.actor_sd, num_actions), ("critic", self.critic_sd, 1)):
             if sd is None:
                 continue
-            cls, kwargs = resolve_class(cfg[role])
+            cls, kwargs = model_class(cfg[role])
             try:
                 with quiet():
                     model = cls(obs, cfg["obs_groups"], role, out, **kwargs)

@@ -10,14 +10,24 @@ from tui_eval.paths.native_output import native_stdout_quiet
 from tui_eval.spec import BadInput
 
 
+def require_mjlab() -> None:
+    """One line, not a traceback, when the run is mjlab's and mjlab is not installed here."""
+    try:
+        import mjlab  # noqa: F401
+    except ImportError:
+        raise BadInput("this is an mjlab run folder and mjlab is not installed: pip install 'tui-eval[mjlab]' (keep "
+                       "your torch: README, mjlab)") from None
+
+
 def quiet_warp() -> None:
     """Warp prints its devices and kernel cache when it starts (and, without a GPU, a CUDA warning from C on
     descriptor 2), and a line per kernel module it loads: not the user's business. mjlab reads MJLAB_WARP_QUIET."""
     os.environ.setdefault("MJLAB_WARP_QUIET", "1")
     import warp
 
-    warp.config.quiet = True
-    warp.config.log_level = warp.LOG_WARNING  # the per-module load lines are at LOG_INFO
+    config = warp.config
+    config.quiet = True  # type: ignore[attr-defined]
+    config.log_level = warp.LOG_WARNING  # the per-module load lines are at LOG_INFO
     sys.stderr.flush()  # warp.init() starts the runtime once; later calls return at once
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -33,6 +43,7 @@ def quiet_warp() -> None:
 
 def registered() -> list[str]:
     """Every task mjlab (and the user's `--import`ed modules) registered."""
+    require_mjlab()
     quiet_warp()
     with quiet():
         import mjlab.tasks  # noqa: F401  (registers mjlab's own tasks on import)

@@ -126,3 +126,15 @@ def activation_of_export(exported: Path) -> str | None:
         return None
     found = [_TORCH_ACTIVATIONS[n] for n in names if n in _TORCH_ACTIVATIONS]
     return found[0] if found else None
+
+
+def model_class(block: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """(class, keyword arguments) of an actor or critic cfg block, as the installed rsl_rl builds it: its
+    `resolve_class` (5.5 on), else `resolve_callable` of the class name (5.0 to 5.4, which mjlab pins)."""
+    import rsl_rl.utils
+
+    resolve_class = getattr(rsl_rl.utils, "resolve_class", None)
+    if resolve_class is None:
+        cls = rsl_rl.utils.resolve_callable(block["class_name"])
+        return cls, {k: v for k, v in block.items() if k != "class_name"}
+    return resolve_class(block)
