@@ -14,6 +14,7 @@ checkpoint's counter, so that a batch seed means the same episodes on every path
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any
 
 from tui_eval.errors import first_line
@@ -80,6 +81,11 @@ def make_env(num_envs: int, device: str, seed: int, env_id: str, env_config: dic
         return RslRlVecEnvWrapper(env, clip_actions=float(clip) if clip is not None else None)
 
 
+#: MuJoCo-Warp crashes when two threads step or build its envs at once: paths in one process (`--in-process`,
+#: `record`, `diagnose`) take turns
+_SIMULATOR = threading.RLock()
+
+
 class MjlabVecEnv(FactoryVecEnv):
     """An mjlab task's worlds, one seed per batch, every batch from the checkpoint's curriculum counter."""
 
@@ -95,7 +101,16 @@ class MjlabVecEnv(FactoryVecEnv):
                             + (f", {env_config}" if env_config else "") + f"), one seed per batch (seed S: world "
                             f"S mod {self.num_envs} of the batch seeded S - S mod {self.num_envs})")
 
+    def _build(self) -> Any:
+        with _SIMULATOR:
+            return super()._build()
+
+    def step(self, actions):
+        with _SIMULATOR:
+            return super().step(actions)
+
     def _reseed(self, seed: int) -> None:
-        self.inner.unwrapped.common_step_counter = self.step_counter
-        with quiet():  # mjlab prints "Setting seed" at each seed
-            super()._reseed(seed)
+        with _SIMULATOR:
+            self.inner.unwrapped.common_step_counter = self.step_counter
+            with quiet():  # mjlab prints "Setting seed" at each seed
+                super()._reseed(seed)

@@ -35,9 +35,6 @@ class MjlabKind(RslRlKind):
         return folder is not None and framework_of(folder) == MJLAB
 
     def __init__(self, path: Path, spec: RunSpec):
-        if spec.in_process and len(spec.paths or ()) != 1:
-            raise BadInput("mjlab's MuJoCo-Warp crashes when two threads step it: run without --in-process (each "
-                           "path then steps its own env in its own process)")
         folder = run_folder_of(path)
         assert folder is not None  # recognise() found it
         note = None
