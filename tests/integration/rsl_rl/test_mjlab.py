@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip install -e '.[mjlab]'")
 
+from tests.support.bad_input import assert_one_line_error, in_process  # noqa: E402
 from tests.support.common import cli  # noqa: E402
 from tests.support.jobs import MJLAB_RUN  # noqa: E402
 
@@ -38,20 +39,15 @@ def by_seed(summary: dict, path: str) -> dict[int, dict]:
     return {e["seed"]: e for e in summary["episodes"] if e["path"] == path}
 
 
-def test_a_run_folder_without_its_task_gets_one_line_naming_the_matching_tasks(run_folder):
-    proc = cli(run_folder, "--headless", env=QUIET)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in proc.stderr
-    assert "does not say which task" in lines[0]
-    assert "Mjlab-Cartpole-Balance, Mjlab-Cartpole-Swingup" in lines[0]  # the tasks whose experiment is cartpole
-    assert "Go1" not in lines[0]
-
-    proc = cli(run_folder, "--env", "Mjlab-Cartpole-Nope", "--headless", env=QUIET)
-    assert proc.returncode == 2 and "is not a registered mjlab task" in proc.stderr
-    proc = cli(run_folder, "--env", TASK, "--env-config", '{"no_such_field": 1}', "--headless", "--episodes", "8",
-               env=QUIET)
-    assert proc.returncode == 2 and "no_such_field" in proc.stderr and "Traceback" not in proc.stderr
+def test_a_run_folder_without_its_task_gets_one_line_naming_the_matching_tasks(run_folder, capsys):
+    proc = in_process(capsys, run_folder, "--headless")
+    assert_one_line_error(proc, "does not say which task", "Mjlab-Cartpole-Balance, Mjlab-Cartpole-Swingup")
+    assert "Go1" not in proc.stderr  # only the tasks whose experiment is cartpole
+    assert_one_line_error(in_process(capsys, run_folder, "--env", "Mjlab-Cartpole-Nope", "--headless"),
+                          "is not a registered mjlab task")
+    assert_one_line_error(in_process(capsys, run_folder, "--env", TASK, "--env-config", '{"no_such_field": 1}',
+                                     "--headless", "--episodes", "8", "--in-process", "--paths", "runner"),
+                          "no_such_field", "episode_length_s")  # the fields there are
 
 
 def test_runner_and_the_deployed_onnx_play_the_same_episodes_world_by_world(run_folder, tmp_path):
@@ -75,10 +71,29 @@ def test_runner_and_the_deployed_onnx_play_the_same_episodes_world_by_world(run_
     assert "identical on 24/24 seeds" in proc.stdout
 
 
-def test_episodes_record_what_ended_them_and_their_reward_terms(run_folder, tmp_path):
-    _, summary, log = run(run_folder, tmp_path, "--paths", "runner,jit")
+def rendered(content) -> str:
+    """A Rich renderable (a Static's content) as plain text at 120 columns."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=120, file=io.StringIO(), record=True)
+    console.print(content)
+    return console.export_text()
+
+
+@pytest.fixture(scope="module")
+def in_one_process(run_folder, tmp_path_factory):
+    return run(run_folder, tmp_path_factory.mktemp("in_process"), "--in-process", "--paths", "runner,jit")
+
+
+def test_paths_in_one_process_take_turns_and_episodes_record_their_terms(in_one_process):
+    """MuJoCo-Warp crashes when two threads step it at once: in one process the paths' steps take turns. Every
+    episode keeps the term that ended it and its reward terms, in --json and in the log."""
+    proc, summary, log = in_one_process
+    assert "every path a thread of this process" in proc.stderr
     runner, jit = by_seed(summary, "runner"), by_seed(summary, "jit")
-    assert {(e["return"], e["length"]) for e in runner.values()} == {(e["return"], e["length"]) for e in jit.values()}
+    assert len(runner) == len(jit) == 24
     for episode in runner.values():
         assert episode["termination"] == "time_out" and episode["length"] == 20
         assert episode["success"] is True  # ran to its time limit
@@ -88,19 +103,33 @@ def test_episodes_record_what_ended_them_and_their_reward_terms(run_folder, tmp_
     assert path["terminations"] == {"time_out": 24}
     mean = sum(e["return"] for e in runner.values()) / 24
     assert path["reward_terms"]["smooth_reward"]["mean"] == pytest.approx(mean, rel=1e-5)
-    # kept in the log: a run read back later has them
-    with sqlite3.connect(log) as db:
-        rows = db.execute("SELECT termination, reward_terms FROM episodes WHERE path = 'runner'").fetchall()
+    assert "ended by" in proc.stdout and "time_out 100%" in proc.stdout and "smooth_reward" in proc.stdout
+    with sqlite3.connect(log) as db:  # kept in the log: a run read back later has them
+        rows = db.execute("SELECT termination, reward_terms FROM episodes WHERE path = 'jit'").fetchall()
     assert len(rows) == 24 and all(t == "time_out" and "smooth_reward" in terms for t, terms in rows)
 
 
-def test_two_paths_in_one_process_take_turns_on_the_simulator(run_folder, tmp_path):
-    """MuJoCo-Warp crashes when two threads step it at once: in one process the paths' steps take turns."""
-    proc, summary, _ = run(run_folder, tmp_path, "--in-process", "--paths", "runner,jit")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "every path a thread of this process" in proc.stderr
-    assert {name: p["episodes"] for name, p in summary["paths"].items()} == {"runner": 24, "jit": 24}
-    assert all(e["termination"] == "time_out" for e in summary["episodes"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_app_shows_what_ended_the_episodes_and_which_reward_term_moved(in_one_process, size):
+    from tests.support.ui import plain, wait_for
+    from tui_eval.ui.app import EvalApp
+    from tui_eval.ui.widgets import ComparisonTable
+    from tui_eval.ui.widgets.terms_screen import TermsScreen
+
+    log = in_one_process[2]
+    app = EvalApp(log_path=log)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: app.summaries.get("jit", {}).get("episodes") == 24, what="the log read")
+        table = plain(app.query_one(ComparisonTable))
+        assert ("time_out 100%" in table) == (size[0] >= 120)  # the first column to go when the terminal is narrow
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(app.screen, TermsScreen), what="the terms screen")
+        text = " ".join(rendered(w.content) for w in app.screen.query("Static"))
+        assert "time_out" in text and "100% (24)" in text
+        assert "smooth_reward" in text and "jit − runner" in text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, TermsScreen), what="closed")
+        await pilot.press("q")
 
 
 def test_a_go1_env_is_built_as_mjlab_trains_it_and_names_its_terms():
@@ -122,5 +151,51 @@ def test_a_go1_env_is_built_as_mjlab_trains_it_and_names_its_terms():
         assert {"time_out", "fell_over"} <= set(terms.termination_names)
         assert "time_out" in terms.time_outs and "fell_over" not in terms.time_outs
         assert "track_linear_velocity" in terms.reward_names
+    finally:
+        env.close()
+
+
+class _Seeds:
+    cancelled, heartbeat = False, None
+
+    def __init__(self, seeds):
+        self._seeds = iter(seeds)
+
+    def take(self):
+        seed = next(self._seeds, None)
+        return None if seed is None else (seed, 0)
+
+
+def _cartpole_with_a_nan_guard(num_envs: int, device: str, seed: int):
+    """mjlab's cartpole with mjlab's own NaN guard term added, as a task that wants one declares it."""
+    from mjlab.envs import ManagerBasedRlEnv
+    from mjlab.envs.mdp.terminations import nan_detection
+    from mjlab.managers.termination_manager import TerminationTermCfg
+    from mjlab.rl import RslRlVecEnvWrapper
+    from mjlab.tasks.registry import load_env_cfg
+
+    cfg = load_env_cfg(TASK)
+    cfg.scene.num_envs, cfg.seed = num_envs, seed
+    cfg.terminations["nan_term"] = TerminationTermCfg(func=nan_detection)
+    return RslRlVecEnvWrapper(ManagerBasedRlEnv(cfg=cfg, device=device))
+
+
+def test_a_world_the_nan_guard_ends_is_invalid_and_the_others_run_on():
+    import torch
+
+    from tui_eval.integrations.rsl_rl.mjlab.tasks import registered
+    from tui_eval.integrations.rsl_rl.paths.factory_env import FactoryVecEnv
+
+    registered()  # mjlab's tasks, quietly
+    env = FactoryVecEnv(_cartpole_with_a_nan_guard, "cartpole+nan", {"num_envs": 4, "device": "cpu", "seed": 100})
+    try:
+        assert env.terms is not None and env.terms.nan_terms == {"nan_term"}
+        env.begin(_Seeds(range(100, 104)))
+        env.inner.unwrapped.sim.data.qpos[1] = float("nan")  # world 1's simulation blows up
+        env.step(torch.zeros(4, 1))
+        (end,) = env.finished
+        assert end.world == 1 and end.seed == 101 and end.termination == "nan_term"
+        assert end.reason is not None and "NaN guard" in end.reason and end.success is False
+        assert list(env.live) == [True, False, True, True]  # the other worlds' episodes go on
     finally:
         env.close()
