@@ -33,23 +33,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
+from common import ListFeed  # noqa: E402
 
 from tui_eval.integrations.rsl_rl.mjlab.kind import MjlabKind  # noqa: E402
 from tui_eval.spec import RunSpec, SeedBlock  # noqa: E402
 
 WORLDS = 16
 
-
-class Feed:
-    def __init__(self, seeds):
-        self.seeds = iter(seeds)
-
-    def take(self):
-        seed = next(self.seeds, None)
-        return None if seed is None else (seed, 0)
-
-    cancelled = False
-    heartbeat = None
 
 
 def bare_loop(task: str, checkpoint: Path, episode_s: float, batches: list[int]) -> float:
@@ -84,7 +74,7 @@ def path_loop(run: Path, task: str, name: str, episode_s: float, seeds: list[int
     path = MjlabKind(run, spec).build_path(name, False)
     records = []
     started = time.perf_counter()
-    path.run(Feed(seeds), records.append)
+    path.run(ListFeed(seeds), records.append)
     took = time.perf_counter() - started
     path.close()
     return took, sum(r.length for r in records)

@@ -27,26 +27,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
+from common import ListFeed  # noqa: E402
+
 from tui_eval.integrations.rsl_rl.kind import RslRlKind  # noqa: E402
 from tui_eval.spec import RunSpec  # noqa: E402
-
-
-class Feed:
-    def __init__(self, seeds):
-        self.seeds = iter(seeds)
-
-    def take(self):
-        seed = next(self.seeds, None)
-        return None if seed is None else (seed, 0)
-
-    cancelled = False
-    heartbeat = None
 
 
 def bare(env, forward, reset, seeds) -> float:
     """The same VecEnv and policy forward, no bookkeeping (`reset(dones)`: a recurrent policy's episode starts)."""
     started = time.perf_counter()
-    obs = env.begin(Feed(seeds))
+    obs = env.begin(ListFeed(seeds))
     with torch.inference_mode():
         if reset is not None:
             reset(None)
@@ -66,7 +56,7 @@ def path_run(path, seeds) -> tuple[float, int]:
         steps += record.length
 
     started = time.perf_counter()
-    path.run(Feed(seeds), emit)
+    path.run(ListFeed(seeds), emit)
     return time.perf_counter() - started, steps
 
 
