@@ -16,7 +16,9 @@ from tui_eval.store import RunLog
 from tui_eval.summary import build_summary, json_clean, replay
 
 CHUNK = 20_000
-CSV_FIELDS = ("path", "seed", "block", "return", "length", "success", "invalid", "reason", "wall_s", "explore")
+# the reward terms (one per task) are in the JSON export; the term that ended an episode is one column
+CSV_FIELDS = ("path", "seed", "block", "return", "length", "success", "invalid", "reason", "wall_s", "explore",
+              "termination")
 
 
 def export_paths(log_path: str | Path) -> tuple[Path, Path]:

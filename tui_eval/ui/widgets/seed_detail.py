@@ -31,7 +31,7 @@ class SeedDetail(Widget):
         self.refresh(layout=True)
 
     def get_content_height(self, container, viewport, width: int) -> int:
-        return 4 + len(self.paths) + 2
+        return 4 + len(self.paths) + 3
 
     def render(self) -> Text | Table:
         if self.seed is None:
@@ -60,6 +60,8 @@ class SeedDetail(Widget):
         row("explore", lambda r: "—" if r.explore is None else ("on" if r.explore else "off"))
         row("invalid", lambda r: Text(r.reason or "yes", style="bold red") if r.invalid else "no")
         row("wall s", lambda r: num(r.wall_s, 2))
+        if any(r.termination for r in latest.values()):  # a manager-based env (mjlab, Isaac Lab) names it
+            row("ended by", lambda r: r.termination or "—")
         out = Table.grid()
         out.add_row(head)
         out.add_row(table)
