@@ -81,12 +81,23 @@ def margin_text(comparison: ComparisonSummary) -> str:
     return f"margin ±{num(comparison.margin, 2)}"
 
 
+def identical_headline(c: ComparisonSummary) -> str:
+    """Deterministic paths, every paired seed the same episode: said first, then what it bounds statistically."""
+    n = c.identical_pairs
+    upper = c.could_differ_upper
+    bound = f"≤ {100 * upper:.1f}% of seeds could differ (anytime {level(c.alpha)})" if upper is not None else ""
+    return (f"IDENTICAL on {n}/{n} seeds — {c.a} vs {c.b}, both deterministic; statistically "
+            f"{c.verdict.upper()}: {bound}")
+
+
 def verdict_line(comparison: ComparisonSummary | None) -> str:
     if comparison is None:
         return "verdict: — (one path only)"
     c = comparison
     head = f"verdict: {c.verdict.upper()} ({verdict_kind(c)}) — {c.a} − {c.b}: "
-    if c.exact and not c.differing:
+    if c.per_seed == "identical":
+        text = "verdict: " + identical_headline(c)
+    elif c.exact and not c.differing:
         text = head + could_differ(c)
     else:
         text = (head + f"mean diff {num(c.diff_mean, 2)}, anytime {level(c.alpha_each)} "

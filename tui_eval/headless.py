@@ -26,6 +26,9 @@ def progress_line(snapshot: RunSnapshot) -> str:
         parts.append(f"{name} {summary['episodes']}{total} mean {num(summary['mean'], 1)} ({eps_s:.1f} ep/s)")
     comparison = snapshot.comparison
     verdict = f" | {comparison.verdict}" if comparison is not None else ""
+    if comparison is not None and comparison.per_seed == "identical":
+        n = comparison.identical_pairs
+        verdict = f" | identical on {n}/{n} seeds ({comparison.verdict})"
     if comparison is not None and snapshot.void:
         verdict = f" | {VOID} (a path was given up)"
     return f"[{snapshot.elapsed:6.1f}s] " + " | ".join(parts) + verdict

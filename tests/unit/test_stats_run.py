@@ -116,8 +116,10 @@ def test_tables_label_rows_with_the_setting_their_episodes_ran_with():
     document = build_summary(META, replay(META, records), records)
     text = summary_table(document)
     assert "evaluate [explore on]" in text and "evaluate [explore off]" in text
-    assert "verdict: UNDECIDED (per seed)" in text
-    assert "identical on 10/10 seeds; ≤ 37.7% could differ (anytime 95%)" in text
+    # deterministic paths that gave the same episode on every paired seed: said first, in plain words
+    assert "verdict: IDENTICAL on 10/10 seeds — evaluate vs connectors, both deterministic; statistically " \
+           "UNDECIDED: ≤ 37.7% of seeds could differ (anytime 95%)" in text
+    assert document["comparison"]["per_seed"] == "identical" and document["comparison"]["verdict"] == "undecided"
     stats = replay(META, records)
     data = TableData(paths=["evaluate", "connectors"], explore={"evaluate": False, "connectors": True})
     rows = path_rows("evaluate", stats.paths["evaluate"].summary(), data)

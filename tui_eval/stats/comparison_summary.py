@@ -105,6 +105,16 @@ class ComparisonSummary:
     exact_reason: str | None = None  # why the comparison is (not) exact, when it is worth saying
     repeated: int = 0  # records of a or b that repeat another seed's episode (same start, return, length)
 
+    @property
+    def per_seed(self) -> str | None:
+        """Both paths deterministic: "identical" while every paired seed gave the same episode on both, "differing"
+        once one did not; None for sampling paths or before a pair (the statistical verdict is all there is)."""
+        if not self.exact:
+            return None
+        if self.differing:
+            return "differing"
+        return "identical" if self.identical_pairs > 0 else None
+
     def with_pairing(self, explore: tuple | None, held: int | None = None) -> ComparisonSummary:
         return dataclasses.replace(self, explore=None if explore is None else tuple(explore), held=held)
 
@@ -114,6 +124,7 @@ class ComparisonSummary:
             data[key] = _listed(data[key])
         data["first_difference"] = None if self.first_difference is None else self.first_difference.to_json()
         data["explore"] = None if self.explore is None else list(self.explore)
+        data["per_seed"] = self.per_seed
         return data
 
     @classmethod

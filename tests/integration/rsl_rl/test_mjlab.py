@@ -68,7 +68,8 @@ def test_runner_and_the_deployed_onnx_play_the_same_episodes_world_by_world(run_
         assert a["return"] == pytest.approx(b["return"], rel=1e-6)
         assert a["reward_terms"] == pytest.approx(b["reward_terms"], rel=1e-6)
     assert summary["comparison"]["identical_pairs"] == 24  # float noise is no difference between episodes
-    assert "identical on 24/24 seeds" in proc.stdout
+    assert "verdict: IDENTICAL on 24/24 seeds — runner vs onnx, both deterministic" in proc.stdout
+    assert summary["comparison"]["per_seed"] == "identical"
 
 
 def rendered(content) -> str:
@@ -113,13 +114,14 @@ def test_paths_in_one_process_take_turns_and_episodes_record_their_terms(in_one_
 async def test_the_app_shows_what_ended_the_episodes_and_which_reward_term_moved(in_one_process, size):
     from tests.support.ui import plain, wait_for
     from tui_eval.ui.app import EvalApp
-    from tui_eval.ui.widgets import ComparisonTable
+    from tui_eval.ui.widgets import ComparisonTable, VerdictBar
     from tui_eval.ui.widgets.terms_screen import TermsScreen
 
     log = in_one_process[2]
     app = EvalApp(log_path=log)
     async with app.run_test(size=size) as pilot:
         await wait_for(pilot, lambda: app.summaries.get("jit", {}).get("episodes") == 24, what="the log read")
+        assert plain(app.query_one(VerdictBar)).startswith(" IDENTICAL  on 24/24 seeds ")  # said first, plainly
         table = plain(app.query_one(ComparisonTable))
         assert ("time_out 100%" in table) == (size[0] >= 120)  # the first column to go when the terminal is narrow
         await pilot.press("t")

@@ -22,16 +22,25 @@ def verdict_text(c: ComparisonSummary | None, single_path: str | None = None) ->
                     style="dim")
         return text
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f" {c.verdict.upper()} ", style=VERDICT_STYLES.get(c.verdict, "bold reverse"))
-    text.append(f" {verdict_kind(c)} ", style="bold")
-    if c.exact and not c.differing:  # deterministic, no differing seed: the bound decides
-        text.append(f" {c.a} vs {c.b}: {could_differ(c)}")
+    if c.per_seed == "identical":  # deterministic, every paired seed the same episode: said first, in plain words
+        text.append(" IDENTICAL ", style=VERDICT_STYLES["equivalent"])
+        text.append(f" on {c.identical_pairs:,}/{c.identical_pairs:,} seeds ", style="bold")
+        text.append(f" {c.a} vs {c.b}, both deterministic; statistically ")
+        text.append(c.verdict.upper(), style="bold")
+        if c.could_differ_upper is not None:
+            text.append(f": ≤ {100 * c.could_differ_upper:.1f}% of seeds could differ (anytime {level(c.alpha)})",
+                        style="dim")
     else:
-        text.append(f" {c.a} − {c.b} = ")
-        text.append(num(c.diff_mean, 2), style="bold")
-        text.append(f"  anytime {level(c.alpha_each)} {interval(c.diff_cs95, 2)}")
-        text.append(f"  margin ±{num(c.margin, 2)}" if c.margin is not None else "  no margin yet", style="dim")
-        text.append(f"  {c.paired:,} paired", style="dim")
+        text.append(f" {c.verdict.upper()} ", style=VERDICT_STYLES.get(c.verdict, "bold reverse"))
+        text.append(f" {verdict_kind(c)} ", style="bold")
+        if c.exact and not c.differing:  # deterministic, no differing seed yet: the bound decides
+            text.append(f" {c.a} vs {c.b}: {could_differ(c)}")
+        else:
+            text.append(f" {c.a} − {c.b} = ")
+            text.append(num(c.diff_mean, 2), style="bold")
+            text.append(f"  anytime {level(c.alpha_each)} {interval(c.diff_cs95, 2)}")
+            text.append(f"  margin ±{num(c.margin, 2)}" if c.margin is not None else "  no margin yet", style="dim")
+            text.append(f"  {c.paired:,} paired", style="dim")
     if c.explore:
         text.append("  explore " + "/".join("on" if e else "off" if e is not None else "?" for e in c.explore),
                     style="dim")
