@@ -219,6 +219,11 @@ def check_env_id(env_id: str) -> None:
             raise BadInput(f"cannot import {module!r} for env {env_id!r} ({first_line(exc)}); "
                            "check the module name in --env module:EnvId") from None
     if name not in gym.registry:
+        from tui_eval.main_guard import main_guard_hint
+
+        hint = main_guard_hint(name)
+        if hint is not None:
+            raise BadInput(hint)
         raise BadInput(
             f"env {env_id!r} is not registered with Gymnasium; pass a registered id with --env "
             "(or import the package that registers it via --env module:EnvId)"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tui_eval.errors import first_line
+from tui_eval.main_guard import IMPORTED_FILES
 from tui_eval.spec import BadInput
 
 
@@ -37,6 +38,7 @@ def import_user_code(item: str) -> None:
         folder, name = str(target.resolve().parent), target.stem
         if folder not in sys.path:
             sys.path.insert(0, folder)
+        IMPORTED_FILES.append(target.resolve())
     else:
         name = item
     try:

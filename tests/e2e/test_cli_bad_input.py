@@ -101,6 +101,18 @@ def test_bad_input_from_a_real_process(args, needles, tmp_path):
     assert len([line for line in proc.stderr.splitlines() if line.strip()]) == 1, proc.stderr
 
 
+def test_an_env_registered_only_under_a_scripts_main_guard_is_named_with_the_fix(tmp_path, capsys, monkeypatch):
+    script = tmp_path / "my_train.py"
+    script.write_text("import gymnasium as gym\nfrom ray.tune.registry import register_env\n\n"
+                      "if __name__ == '__main__':\n"
+                      "    register_env('my-cartpole', lambda cfg: gym.make('CartPole-v1'))\n")
+    monkeypatch.chdir(tmp_path)
+    proc = in_process(capsys, CARTPOLE, "--env", "my-cartpole", "--import", "my_train.py", "--headless",
+                      "--episodes", "2")
+    assert_one_line_error(proc, "registered only inside `if __name__ == \"__main__\":` of my_train.py (line 5)",
+                          "register_env('my-cartpole', your_env_creator)")
+
+
 def test_tune_trial_directory_takes_the_newest_checkpoint(tmp_path):
     trial = tmp_path / "PPO_CartPole_trial"
     shutil.copytree(CARTPOLE, trial / "checkpoint_000000")

@@ -19,6 +19,7 @@ import gymnasium as gym
 
 from tui_eval.envs import import_registrations
 from tui_eval.errors import first_line
+from tui_eval.main_guard import main_guard_hint
 from tui_eval.spec import BadInput
 
 _ids = itertools.count()
@@ -108,5 +109,8 @@ def resolve_env(env: Any, env_config: dict[str, Any] | None) -> EnvRecipe:
                              source=f"ray.tune.register_env({name!r}, {_callable_name(creator)}) in {module}")
     if name in gym.registry:
         return EnvRecipe(env, env_config, source="Gymnasium registry")
+    hint = main_guard_hint(env)
+    if hint is not None:
+        raise BadInput(hint)
     raise BadInput(f"env {env!r} is registered neither with ray.tune.register_env nor with Gymnasium; pass "
                    "--import MODULE_OR_FILE (the code that registers it) or --env ID")
