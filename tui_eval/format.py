@@ -8,7 +8,6 @@ from typing import Any
 from tui_eval.decide import decision_line
 from tui_eval.module_summary import TEAM
 from tui_eval.stats import ComparisonSummary, returns_identical
-from tui_eval.stats.episode_terms import term_differences
 from tui_eval.void import VOID, void_line
 
 
@@ -235,7 +234,7 @@ def summary_table(summary: dict[str, Any]) -> str:
     methods = sorted({str(p["cs_method"]) for _, p in path_rows(summary["paths"]) if p.get("cs_method")})
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
-    text += reward_terms_table(summary["paths"])
+    text += reward_terms_table(summary)
     comparison = summary.get("comparison")
     if comparison is not None and comparison.get("verdict") == VOID:
         text += "\n" + void_line(comparison["void"])
@@ -246,17 +245,17 @@ def summary_table(summary: dict[str, Any]) -> str:
     return text if decided is None else text + "\n" + decided
 
 
-def reward_terms_table(paths: dict[str, Any]) -> str:
-    """The first two paths' reward terms (episode sums, mean per path) and their difference, the term that moved
-    most first; empty when the env names no reward terms."""
-    names = list(paths)[:2]
-    if len(names) < 2 or not any(paths[n].get("reward_terms") for n in names):
+def reward_terms_table(summary: dict[str, Any]) -> str:
+    """The first two paths' reward terms (episode sums) paired by seed, the term that moved most first; empty when
+    the env names no reward terms."""
+    part = summary.get("reward_terms")
+    if not part:
         return ""
-    a, b = names
-    rows = [[d.term, num(d.mean_a, 3), num(d.mean_b, 3), num(d.diff, 3), interval(list(d.ci) if d.ci else None, 3)]
-            for d in term_differences(paths[a], paths[b])]
-    return ("\nreward terms (episode sums, mean per path; the difference's 95% CI is Welch's, fixed-n)\n"
-            + table(rows, ["term", a, b, f"{b} − {a}", "95% CI"]) + "\n")
+    a, b = part["a"], part["b"]
+    rows = [[t["term"], num(t["mean_a"], 3), num(t["mean_b"], 3), num(t["diff"], 3), interval(t["ci95"], 3)]
+            for t in part["terms"]]
+    return (f"\nreward terms (episode sums on {part['pairs']} paired seeds; 95% CI of the paired difference, "
+            "fixed-n)\n" + table(rows, ["term", a, b, f"{b} − {a}", "95% CI"]) + "\n")
 
 
 def workers_line(paths: dict) -> str:

@@ -11,6 +11,7 @@ from tui_eval.format import comparison_reason
 from tui_eval.module_summary import PATH_KEYS, TEAM, agent_steps, module_ids, module_view, team_record
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, ExactProof, RunStats
+from tui_eval.stats.episode_terms import term_differences
 from tui_eval.void import void_reason, voided
 
 
@@ -94,6 +95,9 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
         "comparison": compared, "episodes": [r.to_json() for r in records],
         **modules_summary(meta, records, void),  # multi-agent runs: per module, and the team
     }
+    terms = reward_terms_summary(list(paths), records)
+    if terms is not None:
+        document["reward_terms"] = terms
     decision = decision_summary(meta, compared)  # --until-decided / --fail-if-worse
     if decision is not None:
         document["decision"] = decision
@@ -101,6 +105,15 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
         document["comparisons_by_explore"] = [voided(comparison_json(c), void) if void else comparison_json(c)
                                               for c in stats.comparisons_by_explore()]
     return json_clean(document)
+
+
+def reward_terms_summary(paths: list[str], records: list[EpisodeRecord]) -> dict[str, Any] | None:
+    """The first two paths' reward terms, paired by seed (an env that names its terms: mjlab, Isaac Lab)."""
+    if len(paths) < 2 or not any(r.reward_terms for r in records):
+        return None
+    a, b = paths[:2]
+    pairs, rows = term_differences(records, a, b)
+    return {"a": a, "b": b, "pairs": pairs, "terms": [row.to_json() for row in rows]}
 
 
 def _module_part(meta: dict[str, Any], records: list[EpisodeRecord], project: Callable[[EpisodeRecord], EpisodeRecord],

@@ -9,7 +9,6 @@ from scipy import stats as sps
 from tui_eval.format import ended_by, summary_table
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats.episode_terms import TermTally, term_differences
-from tui_eval.stats.path import PathStats
 from tui_eval.store import RunLog
 
 
@@ -35,23 +34,26 @@ def test_a_tally_counts_terminations_and_averages_each_reward_term():
     assert TermTally().summary() == {}
 
 
-def test_differences_put_the_term_that_moved_first_with_welchs_interval():
+def test_differences_are_paired_by_seed_and_put_the_term_that_moved_first():
     rng = np.random.default_rng(1)
-    a, b = PathStats(), PathStats()
-    xa, xb = rng.normal(1.0, 0.2, 80), rng.normal(0.7, 0.3, 60)
-    for i, x in enumerate(xa):
-        a.add(record("a", i, "time_out", {"steady": 2.0 + 0.01 * (i % 3), "moved": x}))
-    for i, x in enumerate(xb):
-        b.add(record("b", i, "time_out", {"steady": 2.0 + 0.01 * (i % 3), "moved": x}))
-    rows = term_differences(a.summary(), b.summary())
+    base = rng.normal(1.0, 0.5, 80)  # seed to seed, much more spread than the difference between the paths
+    moved = base + 0.1 + rng.normal(0, 0.02, 80)
+    records = []
+    for i in range(80):
+        records.append(record("a", i, "time_out", {"steady": 2.0 + 0.01 * (i % 3), "moved": base[i]}))
+        records.append(record("b", i, "time_out", {"steady": 2.0 + 0.01 * (i % 3), "moved": moved[i]}))
+    records.append(record("b", 500, "time_out", {"steady": 9.0, "moved": 9.0}))  # no pair: left out
+    records.append(record("a", 7, "nan_term", {"steady": 1e9, "moved": 1e9}, invalid=True))  # a duplicate, invalid
+    pairs, rows = term_differences(records, "a", "b")
+    assert pairs == 80
     assert [r.term for r in rows] == ["moved", "steady"]
-    moved = rows[0]
-    assert moved.diff == pytest.approx(xb.mean() - xa.mean())
-    expected = sps.ttest_ind(xb, xa, equal_var=False).confidence_interval(0.95)
-    assert moved.ci == pytest.approx((expected.low, expected.high))
-    assert rows[1].ci[0] < 0 < rows[1].ci[1]
-    # a path whose env names no terms: nothing to compare
-    assert term_differences({}, {}) == []
+    first = rows[0]
+    assert first.diff == pytest.approx((moved - base).mean())
+    expected = sps.ttest_rel(moved, base).confidence_interval(0.95)
+    assert first.ci == pytest.approx((expected.low, expected.high))
+    assert first.ci[0] > 0  # paired, a 0.1 shift shows through a seed-to-seed spread of 0.5
+    assert rows[1].diff == 0.0
+    assert term_differences([], "a", "b") == (0, [])
 
 
 def test_ended_by_and_the_headless_table():
@@ -65,9 +67,12 @@ def test_ended_by_and_the_headless_table():
     assert "ended by" not in plain and "reward terms" not in plain
     terms = {"terminations": {"time_out": 3, "fell_over": 1},
              "reward_terms": {"track": {"mean": 1.0, "std": 0.1, "n": 4}}}
-    named = summary_table({"paths": {"a": {**base, **terms}, "b": {**base, **terms}}, "comparison": None})
+    paired = {"a": "a", "b": "b", "pairs": 4,
+              "terms": [{"term": "track", "mean_a": 1.0, "mean_b": 1.5, "diff": 0.5, "ci95": [0.25, 0.75]}]}
+    named = summary_table({"paths": {"a": {**base, **terms}, "b": {**base, **terms}}, "comparison": None,
+                           "reward_terms": paired})
     assert "ended by" in named and "time_out 75% · fell_over 25%" in named
-    assert "reward terms" in named and "track" in named
+    assert "reward terms (episode sums on 4 paired seeds" in named and "[0.250, 0.750]" in named
 
 
 def test_the_log_keeps_both_and_reads_older_logs_without_them(tmp_path):

@@ -2,8 +2,8 @@
 mjlab, Isaac Lab): termination terms counted, each reward term's episode sum averaged.
 
 `TermTally` is fed every record of one path (O(number of terms) per record). `term_differences` puts two paths'
-reward terms side by side: which term moved, by how much, with a Welch interval of the difference of the two
-means (fixed-n: for reading a finished or paused run, not for stopping on it).
+reward terms side by side, paired by seed as the returns are: which term moved, by how much, with a t interval of
+the per-seed differences (fixed-n: for reading a finished or paused run, not for stopping on it).
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from scipy import stats as sps
+import numpy as np
 
 from tui_eval.spec import EpisodeRecord
+
+from .intervals import t_interval
 
 
 class TermTally:
@@ -54,10 +56,10 @@ class TermTally:
 @dataclass(frozen=True)
 class TermDifference:
     term: str
-    mean_a: float | None
+    mean_a: float | None  # over the paired seeds
     mean_b: float | None
-    diff: float | None  # b - a
-    ci: tuple[float, float] | None  # of the difference, Welch, level 1 - alpha
+    diff: float | None  # b - a, paired by seed
+    ci: tuple[float, float] | None  # of the paired difference, Student's t, level 1 - alpha
 
     @property
     def strength(self) -> float:
@@ -67,29 +69,30 @@ class TermDifference:
         half = (self.ci[1] - self.ci[0]) / 2
         return abs(self.diff) / half if half > 0 else (math.inf if self.diff else 0.0)
 
+    def to_json(self) -> dict[str, Any]:
+        return {"term": self.term, "mean_a": self.mean_a, "mean_b": self.mean_b, "diff": self.diff,
+                "ci95": list(self.ci) if self.ci is not None else None}
 
-def term_differences(a: dict[str, Any] | None, b: dict[str, Any] | None, alpha: float = 0.05) -> list[TermDifference]:
-    """Each reward term of two paths' summaries (`TermTally.summary()` inside them), b - a, most moved first."""
-    terms_a = (a or {}).get("reward_terms") or {}
-    terms_b = (b or {}).get("reward_terms") or {}
+
+def term_differences(records: list[EpisodeRecord], a: str, b: str,
+                     alpha: float = 0.05) -> tuple[int, list[TermDifference]]:
+    """(pairs, each reward term's b - a): paired by seed over the valid episodes both paths ran, with a fixed-n
+    t interval of the per-seed differences; the term that moved most first."""
+    by_a = {(r.seed, r.block): dict(r.reward_terms) for r in records if r.path == a and r.reward_terms
+            and not r.invalid}
+    by_b = {(r.seed, r.block): dict(r.reward_terms) for r in records if r.path == b and r.reward_terms
+            and not r.invalid}
+    keys = sorted(by_a.keys() & by_b.keys())
+    terms = list(dict.fromkeys(t for key in keys for t in [*by_a[key], *by_b[key]]))  # first seen first
     rows = []
-    for term in list(terms_a) + [t for t in terms_b if t not in terms_a]:
-        ta, tb = terms_a.get(term), terms_b.get(term)
-        mean_a = ta["mean"] if ta else None
-        mean_b = tb["mean"] if tb else None
-        diff = mean_b - mean_a if mean_a is not None and mean_b is not None else None
-        rows.append(TermDifference(term, mean_a, mean_b, diff, _welch(ta, tb, alpha) if diff is not None else None))
-    return sorted(rows, key=lambda r: -r.strength)
-
-
-def _welch(ta: dict[str, Any] | None, tb: dict[str, Any] | None, alpha: float) -> tuple[float, float] | None:
-    if not ta or not tb or ta["n"] < 2 or tb["n"] < 2 or ta["std"] is None or tb["std"] is None:
-        return None
-    va, vb = ta["std"] ** 2 / ta["n"], tb["std"] ** 2 / tb["n"]
-    diff = tb["mean"] - ta["mean"]
-    se = math.sqrt(va + vb)
-    if se == 0.0:
-        return (diff, diff)
-    dof = (va + vb) ** 2 / (va ** 2 / (ta["n"] - 1) + vb ** 2 / (tb["n"] - 1))
-    half = float(sps.t.ppf(1 - alpha / 2, dof)) * se
-    return (diff - half, diff + half)
+    for term in terms:
+        pairs = np.array([(by_a[k][term], by_b[k][term]) for k in keys if term in by_a[k] and term in by_b[k]],
+                         dtype=float).reshape(-1, 2)
+        pairs = pairs[np.isfinite(pairs).all(axis=1)]
+        if not len(pairs):
+            rows.append(TermDifference(term, None, None, None, None))
+            continue
+        d = pairs[:, 1] - pairs[:, 0]
+        rows.append(TermDifference(term, float(pairs[:, 0].mean()), float(pairs[:, 1].mean()), float(d.mean()),
+                                   t_interval(d, alpha)))
+    return len(keys), sorted(rows, key=lambda r: -r.strength)

@@ -196,7 +196,8 @@ class RunScreen(RunView):
         """What ended each path's episodes, and which reward term moved (from the newest snapshot)."""
         from .widgets.terms_screen import TermsScreen
 
-        self.app.push_screen(TermsScreen(self.snapshot))
+        source = self.host.source
+        self.app.push_screen(TermsScreen(self.snapshot, source.records() if source is not None else []))
 
     def action_help(self) -> None:
         log_path, readonly = self.host.log_path, self.host.readonly

@@ -102,6 +102,9 @@ def test_paths_in_one_process_take_turns_and_episodes_record_their_terms(in_one_
         assert sum(episode["reward_terms"].values()) == pytest.approx(episode["return"], rel=1e-5)
     path = summary["paths"]["runner"]
     assert path["terminations"] == {"time_out": 24}
+    paired = summary["reward_terms"]  # the two paths' terms, paired by seed
+    assert (paired["a"], paired["b"], paired["pairs"]) == ("runner", "jit", 24)
+    assert [t["term"] for t in paired["terms"]] == ["smooth_reward"] and paired["terms"][0]["diff"] == 0.0
     mean = sum(e["return"] for e in runner.values()) / 24
     assert path["reward_terms"]["smooth_reward"]["mean"] == pytest.approx(mean, rel=1e-5)
     assert "ended by" in proc.stdout and "time_out 100%" in proc.stdout and "smooth_reward" in proc.stdout
@@ -128,7 +131,7 @@ async def test_the_app_shows_what_ended_the_episodes_and_which_reward_term_moved
         await wait_for(pilot, lambda: isinstance(app.screen, TermsScreen), what="the terms screen")
         text = " ".join(rendered(w.content) for w in app.screen.query("Static"))
         assert "time_out" in text and "100% (24)" in text
-        assert "smooth_reward" in text and "jit − runner" in text
+        assert "smooth_reward" in text and "jit − runner" in text and "24 paired seeds" in text
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, TermsScreen), what="closed")
         await pilot.press("q")
@@ -201,3 +204,15 @@ def test_a_world_the_nan_guard_ends_is_invalid_and_the_others_run_on():
         assert list(env.live) == [True, False, True, True]  # the other worlds' episodes go on
     finally:
         env.close()
+
+
+def test_sim_to_sim_on_another_mjlab_task(run_folder, tmp_path, capsys):
+    """`--vs-env TASK`: the same policy on another mjlab task (here: balance-trained, asked to swing up)."""
+    assert_one_line_error(in_process(capsys, run_folder, "--env", TASK, "--vs-env", "Mjlab-Cartpole-Upside",
+                                     "--headless"), "--vs-env 'Mjlab-Cartpole-Upside' is not a registered mjlab task")
+    proc, summary, _ = run(run_folder, tmp_path, "--vs-env", "Mjlab-Cartpole-Swingup", "--vs-env-config", SHORT)
+    assert list(summary["paths"]) == ["onnx", "onnx@vs-env"]
+    assert "Mjlab-Cartpole-Swingup" in proc.stderr
+    home, away = summary["paths"]["onnx"], summary["paths"]["onnx@vs-env"]
+    assert home["episodes"] == away["episodes"] == 24
+    assert away["mean"] < home["mean"]  # the pole starts down: a balancing policy earns less

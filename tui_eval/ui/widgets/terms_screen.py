@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui_eval.format import interval, num
+from tui_eval.spec import EpisodeRecord
 from tui_eval.stats.episode_terms import term_differences
 
 from ..snapshot import RunSnapshot
@@ -21,8 +22,9 @@ from ..snapshot import RunSnapshot
 UNNAMED = "this env names no termination or reward terms (mjlab and Isaac Lab envs do): nothing to show"
 
 
-def terms_tables(snapshot: RunSnapshot | None) -> list[Table | Text]:
-    """The termination shares per path, then the first two paths' reward terms, the term that moved most first."""
+def terms_tables(snapshot: RunSnapshot | None, records: list[EpisodeRecord]) -> list[Table | Text]:
+    """The termination shares per path, then the first two paths' reward terms paired by seed, the term that moved
+    most first."""
     if snapshot is None:
         return [Text("no episodes yet")]
     summaries = {n: dict(snapshot.summaries.get(n) or {}) for n in snapshot.paths}
@@ -33,19 +35,19 @@ def terms_tables(snapshot: RunSnapshot | None) -> list[Table | Text]:
     ended.add_column("termination term")
     for name in snapshot.paths:
         ended.add_column(name, justify="right")
-    terms: list[str] = []
-    for s in summaries.values():
-        terms += [t for t in (s.get("terminations") or {}) if t not in terms]
+    terms = list(dict.fromkeys(t for s in summaries.values() for t in (s.get("terminations") or {})))
     for term in terms:
         ended.add_row(term, *(_share(summaries[n], term) for n in snapshot.paths))
     out.append(ended)
     if len(snapshot.paths) >= 2:
         a, b = snapshot.paths[:2]
-        rewards = Table(title="reward terms (episode sums, mean per path)", title_justify="left", expand=False,
-                        caption=f"{b} − {a}: Welch 95% CI, fixed-n; bold: the CI excludes 0", caption_justify="left")
+        pairs, rows = term_differences(records, a, b)
+        rewards = Table(title=f"reward terms (episode sums on {pairs} paired seeds)", title_justify="left",
+                        expand=False, caption=f"{b} − {a}: the paired difference, 95% CI fixed-n; bold: it excludes 0",
+                        caption_justify="left")
         for header in ("term", a, b, f"{b} − {a}", "95% CI"):
-            rewards.add_column(header, justify="left" if header == "term" else "right")
-        for d in term_differences(summaries[a], summaries[b]):
+            rewards.add_column(header, justify="left" if header == "term" else "right", no_wrap=True)
+        for d in rows:
             moved = d.ci is not None and (d.ci[0] > 0 or d.ci[1] < 0)
             rewards.add_row(Text(d.term, style="bold" if moved else ""), num(d.mean_a, 3), num(d.mean_b, 3),
                             Text(num(d.diff, 3), style="bold yellow" if moved else ""),
@@ -68,12 +70,13 @@ class TermsScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q,t", "dismiss", "close")]
 
-    def __init__(self, snapshot: RunSnapshot | None):
+    def __init__(self, snapshot: RunSnapshot | None, records: list[EpisodeRecord]):
         super().__init__()
         self.snapshot = snapshot
+        self.records = records
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(Text("termination and reward terms (t / esc: close)", style="bold"), id="terms-title")
-            for i, part in enumerate(terms_tables(self.snapshot)):
+            for i, part in enumerate(terms_tables(self.snapshot, self.records)):
                 yield Static(part, id=f"terms-{i}")

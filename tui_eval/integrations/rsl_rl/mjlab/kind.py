@@ -65,6 +65,14 @@ class MjlabKind(RslRlKind):
     def _env_spaces(self, images: bool) -> None:
         return None  # not a Gymnasium env: the runner checks the weights against the env when it loads them
 
+    def on_other_env(self, spec: RunSpec) -> RslRlKind:
+        """`--vs-env TASK`: the policy on another mjlab task (sim-to-sim, e.g. flat terrain to rough)."""
+        if spec.vs_env and not spec.vs_vecenv:
+            from tui_eval.integrations.rsl_rl.mjlab.tasks import check_task
+
+            check_task(spec.vs_env, None, flag="--vs-env")
+        return super().on_other_env(spec)
+
     def runner_class(self) -> type | None:
         if self.vecenv and not self.env_id:
             return None

@@ -61,7 +61,7 @@ def experiment_of(task: str) -> str | None:
         return None
 
 
-def check_task(task: str | None, experiment: str | None) -> str:
+def check_task(task: str | None, experiment: str | None, flag: str = "--env") -> str:
     """`task` when mjlab knows it; else one line naming the registered tasks that train `experiment`."""
     tasks = registered()
     if task is not None and task in tasks:
@@ -72,5 +72,5 @@ def check_task(task: str | None, experiment: str | None) -> str:
     else:
         hint = f"registered tasks: {', '.join(tasks)}; a task of your own: --import your_module"
     if task is None:
-        raise BadInput(f"an mjlab run folder does not say which task it trained: pass --env TASK ({hint})")
-    raise BadInput(f"--env {task!r} is not a registered mjlab task ({hint})")
+        raise BadInput(f"an mjlab run folder does not say which task it trained: pass {flag} TASK ({hint})")
+    raise BadInput(f"{flag} {task!r} is not a registered mjlab task ({hint})")
