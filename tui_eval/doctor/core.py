@@ -28,12 +28,14 @@ class Diagnosis:
     batch: dict[str, dict[int, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     wall_s: float = 0.0
+    #: path -> weights that differ from the checkpoint but that no action depends on (a value head, a critic)
+    idle: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"findings": [f.to_json() for f in self.findings], "same": self.same, "differ": self.differ,
                 "replay": self.replay, "paths": self.paths, "seed": self.seed,
                 "batch": {p: {str(s): r for s, r in v.items()} for p, v in self.batch.items()},
-                "notes": self.notes, "wall_s": round(self.wall_s, 2)}
+                "notes": self.notes, "wall_s": round(self.wall_s, 2), "differs_does_not_act": self.idle}
 
     def text(self) -> str:
         lines = [f"diagnosis of paths {', '.join(self.paths)}" + (f" on seed {self.seed}" if self.seed is not None
@@ -48,6 +50,9 @@ class Diagnosis:
             lines.append("differing facts: " + ", ".join(self.differ))
         if self.same:
             lines.append("same on every path: " + ", ".join(s["fact"] for s in self.same))
+        if self.idle:
+            lines.append("differs, does not act (no action depends on these weights: a value head, a critic): "
+                         + "; ".join(f"{n}: {', '.join(w)}" for n, w in self.idle.items()))
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -126,8 +131,9 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
     per_path_json = {n: {k: v for k, v in f.items() if not k.startswith("_")} for n, f in per_path.items()}
     replay_json["facts"] = compare_json(per_path_json)
     replay_json["checkpoint connector state"] = saved
+    idle = {n: sorted(f["_weights_idle"]) for n, f in per_path.items() if f.get("_weights_idle")}
     return Diagnosis(findings, same, differ, replay_json, names, chosen, batch, notes,
-                     time.perf_counter() - started)
+                     time.perf_counter() - started, idle)
 
 
 def replay_all(probes: dict[str, Any], seed: int, notes: list[str], replay_json: dict[str, Any]) -> dict[str, Trace]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from tui_eval.doctor.acting import idle_weights
 from tui_eval.doctor.env_facts import physics_facts
 from tui_eval.integrations.rllib.doctor import connector_states
 
@@ -228,8 +229,13 @@ def facts(p: Probe, reference_sd=None) -> dict[str, Any]:
             states[side] = s
     f["connector state"] = states if (p.env_to_module is not None or p.module_to_env is not None) else None
     diffs = weight_diff(p.module, reference_sd)
-    f["weights"] = None if diffs is None else {k: v for k, v in diffs.items() if v > 0} or "same as checkpoint"
-    f["_weight_max"] = None if diffs is None else max(diffs.values(), default=0.0)
+    differing = {k: v for k, v in (diffs or {}).items() if v > 0}
+    idle = idle_weights(p.module, p.env_to_module, p.make_env, bool(p.explore)) if differing else set()
+    # a weight no action depends on differs without changing what the path does: not compared, listed apart
+    f["_weights_idle"] = {k: v for k, v in differing.items() if k in idle} or None
+    acting = {k: v for k, v in differing.items() if k not in idle}
+    f["weights"] = None if diffs is None else acting or "same as checkpoint"
+    f["_weight_max"] = None if diffs is None else max(acting.values(), default=0.0)
     return {k: v for k, v in f.items() if v is not None}
 
 

@@ -101,6 +101,24 @@ def test_perturbed_module_weights_via_vs_are_ranked_first(tmp_path):
     assert top.stage == "module_out"
 
 
+def test_a_value_head_that_differs_is_no_finding_and_is_listed_as_not_acting(tmp_path):
+    """The value head chooses no action: its weights may differ (RLlib's policy-inference example's users load
+    a module whose value head is not the checkpoint's) without any finding; they are listed apart."""
+    other = tmp_path / "value_head"
+    shutil.copytree(CARTPOLE, other)
+    state_file = other / "learner_group" / "learner" / "rl_module" / "default_policy" / "module_state.pkl"
+    state = pickle.loads(state_file.read_bytes())
+    for key in ("vf.net.mlp.0.weight", "vf.net.mlp.0.bias"):
+        state[key] = state[key] + np.float32(0.5)
+    state_file.write_bytes(pickle.dumps(state))
+    d = diagnose(CARTPOLE, tmp_path, "--vs", str(other))
+    assert not d.findings  # the actions are the checkpoint's: the paths do not diverge
+    assert "weights" not in d.differ
+    assert d.idle == {"vs": ["vf.net.mlp.0.bias", "vf.net.mlp.0.weight"]}
+    assert "differs, does not act" in d.text() and "vf.net.mlp.0.weight" in d.text()
+    assert "differing facts" not in d.text()
+
+
 def test_evaluation_time_limit_is_ranked_first(trained, tmp_path):
     d = diagnose(trained / "eval_time_limit", tmp_path, "--explore", "evaluate=off")
     top = d.findings[0]
