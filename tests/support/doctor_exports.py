@@ -48,3 +48,48 @@ def other_statistics(export: Any) -> None:
     with torch.no_grad():
         export.obs_normalizer._mean += 0.3
         export.obs_normalizer._std *= 1.5
+
+
+class _NormalizingPolicy(torch.nn.Module):
+    """A deployment wrapper written by hand: its own normalize step, then the actor's layers."""
+
+    def __init__(self, mean: torch.Tensor, std: torch.Tensor, eps: float, layers: torch.nn.Module):
+        super().__init__()
+        self.register_buffer("mean", mean.clone())
+        self.register_buffer("std", std.clone())
+        self.eps = eps
+        self.layers = layers
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layers((x - self.mean) / (self.std + self.eps))
+
+
+def hand_made_export(checkpoint: Path, form: str) -> None:
+    """Exports not written by rsl_rl's exporter classes, next to `checkpoint`: `sequential` (the actor's MLP
+    scripted alone: the normalizer forgotten), `wrapper` (a module of its own that normalizes first: right),
+    `onnx` (the MLP alone as an ONNX graph whose input is `observations` and output `mu`, any batch)."""
+    import copy
+
+    from tui_eval.kinds import load_kind
+    from tui_eval.spec import RunSpec
+
+    kind: Any = load_kind(RunSpec(checkpoint=str(checkpoint), num_envs=1))
+    path: Any = kind.build_path("runner", False)
+    try:
+        actor = path.policy
+        layers = torch.nn.Sequential(*copy.deepcopy(list(actor.mlp))).eval()
+        norm = actor.obs_normalizer
+        mean, std, eps = norm._mean.reshape(-1), norm._std.reshape(-1), float(norm.eps)
+    finally:
+        path.close()
+    folder = checkpoint.parent / "exported"
+    folder.mkdir(exist_ok=True)
+    if form == "sequential":
+        torch.jit.script(layers).save(str(folder / "policy.pt"))
+    elif form == "wrapper":
+        torch.jit.script(_NormalizingPolicy(mean, std, eps, layers)).save(str(folder / "policy.pt"))
+    else:
+        x = torch.zeros(1, int(mean.numel()))
+        torch.onnx.export(layers, (x,), str(folder / "policy.onnx"), input_names=["observations"],
+                          output_names=["mu"], dynamic_axes={"observations": {0: "batch"}, "mu": {0: "batch"}},
+                          dynamo=False)

@@ -236,10 +236,31 @@ def _rsl(side: Side, pr: Probe) -> None:
         side.head = as_row(lambda z: module.deterministic_output(module.mlp(z)))
         policy = as_row(module)
         side.stats = _stats(module.obs_normalizer)
-    else:
-        return
+    else:  # an export written by hand (a plain Sequential, a wrapper, an ONNX graph of any names): run it whole
+        call = _export_call(path)
+        if call is None:
+            return
+        policy = as_row(call)
     side.stateless = True
     side.stepper = lambda: _Stateless(policy)
+
+
+def _export_call(path: Any) -> Callable[[Any], Any] | None:
+    """The path's exported policy as a function of one flat observation batch (TorchScript module or ONNX
+    session, whatever its inner parts or input names), or None (image inputs: not one flat tensor)."""
+    import torch
+
+    if getattr(path, "image_groups", None):
+        return None
+    module = getattr(path, "module", None)
+    if isinstance(module, torch.nn.Module) or callable(module) and hasattr(module, "graph"):
+        return module
+    session, name = getattr(path, "session", None), getattr(path, "input_name", None)
+    if session is not None and name is not None:
+        def run(x: Any) -> Any:
+            return torch.as_tensor(session.run(None, {name: x.detach().cpu().numpy().astype(np.float32)})[0])
+        return run
+    return None
 
 
 class _Recurrent:

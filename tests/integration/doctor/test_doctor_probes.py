@@ -3,12 +3,13 @@ mistake and carries its proof (the transformed path agrees with the other). Fait
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.support.common import PENDULUM, SUPPORT
-from tests.support.doctor_exports import faulty_export, other_statistics, without_normalizer
+from tests.support.doctor_exports import faulty_export, hand_made_export, other_statistics, without_normalizer
 from tests.support.engines import plan_for
 from tui_eval.doctor import diagnose_plan
 from tui_eval.doctor.probes import PROBES
@@ -52,6 +53,31 @@ def test_rsl_rl_export_with_a_faulty_normalizer_is_named_with_its_proof(tmp_path
     assert top.cause.startswith(cause) and "proof: with `runner`" in top.evidence and proof in top.evidence
     assert "to 1e-5" in top.evidence and top.step == 0 and top.stage == "env_to_module"
     assert "export" in top.fix and len(d.findings) == 1  # the 'no setting differs' fallback is gone
+
+
+@pytest.mark.parametrize("form, paths, cause", [
+    ("sequential", "runner,jit", "`jit` lacks the observation normalizer"),
+    ("onnx", "runner,onnx", "`onnx` lacks the observation normalizer"),
+    ("wrapper", "runner,jit", None),
+], ids=["plain-sequential", "onnx-other-names", "wrapper-that-normalizes"])
+def test_exports_written_by_hand_are_probed_whole(tmp_path, form, paths, cause):
+    """Exports not written by rsl_rl's exporter (no `mlp` or `obs_normalizer` inside to read): the probes run
+    them whole, as the path does, on the other path's stages."""
+    from tui_eval.demos import demo_checkpoint
+
+    run = tmp_path / "run"
+    shutil.copytree(Path(demo_checkpoint("rsl_rl")).parent, run)
+    checkpoint = next(run.glob("model_*.pt"))
+    (run / "exported" / "policy.pt").unlink()
+    hand_made_export(checkpoint, form)
+    d = diagnose(checkpoint, tmp_path, "--paths", paths, seed=SEED)
+    if cause is None:
+        assert not d.findings, d.text()  # its own normalize step: the runner's actions
+        return
+    top = d.findings[0]
+    assert top.cause.startswith(cause), d.text()
+    assert f"proof: with `runner`'s normalized observation (its env_to_module stage) as input, `{paths[7:]}`'s " \
+           "action equals `runner`'s" in top.evidence
 
 
 @pytest.mark.parametrize("sus, cause, proof", [
