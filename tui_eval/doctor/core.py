@@ -192,9 +192,17 @@ def with_unrepeatable_env(diagnosis: Diagnosis, plan) -> Diagnosis:
     if plan.repeatable_seeds:
         return diagnosis
     names = list(plan.paths)
+    evidence = f"env seeding: {plan.facts.get('env seeding', '')}"
+    # the replay's divergence in the env's own observations is what the env explains: its proof, not a finding
+    unexplained = [f for f in diagnosis.findings if f.topic == "unexplained" and f.stage in ("obs", "env")]
+    for f in unexplained:
+        diagnosis.findings.remove(f)
+        evidence += (f"; proof: replayed on seed {f.seed}, the paths got other observations from the env at step "
+                     f"{f.step}" + (", before either had acted" if f.step == 0 else
+                                    f", after the same {f.step} action(s) on both"))
     finding = Finding(
         cause="the env is not a function of its reset seed: the same path gives other episodes on the same seed",
-        evidence=f"env seeding: {plan.facts.get('env seeding', '')}",
+        evidence=evidence,
         fix="draw the env's randomness from the reset seed (its own np_random, or the process-wide generators "
             "tui-eval seeds at each reset), not from a generator no seed reaches; until then the paths are "
             "compared statistically", paths=names, stage="env", seed=None, step=None, score=1000, topic="env seeding")

@@ -211,8 +211,8 @@ def _replay_rllib(p: Probe, seed: int) -> Trace:
         module.eval()
         for t in range(MAX_STEPS):
             batch = e2m(rl_module=module, episodes=[episode], batch={}, explore=explore, shared_data=shared)
-            trace.stages["obs"].append(np.array(obs, copy=True))
-            trace.stages["env_to_module"].append(convert_to_numpy(batch[Columns.OBS])[0])
+            trace.stages["obs"].append(flat(obs))
+            trace.stages["env_to_module"].append(flat(first_row(convert_to_numpy(batch[Columns.OBS]))))
             with torch.no_grad():
                 out = module._forward_exploration(batch, t=t) if explore else module._forward_inference(batch)
             if Columns.ACTION_DIST_INPUTS in out:
@@ -280,6 +280,21 @@ def _stage_match(a: Trace, b: Trace, t: int) -> dict[str, str] | None:
         if t < len(sb) and close(ea[t], sb[t], atol=1e-4, rtol=1e-4):
             return {"path": a.path, "stage": s, "of": b.path}
     return None
+
+
+def first_row(batch: Any) -> Any:
+    """Row 0 of a batch, also of a Dict observation's batch (one array per key)."""
+    if isinstance(batch, dict):
+        return {k: first_row(v) for k, v in batch.items()}
+    return batch[0]
+
+
+def flat(value: Any) -> np.ndarray:
+    """An observation as one array (a Dict observation's parts, e.g. an action mask and the observation, in key
+    order), copied: what the replay's stages compare."""
+    if isinstance(value, dict):
+        return np.concatenate([flat(value[k]).reshape(-1).astype(float) for k in sorted(value)])
+    return np.array(value, copy=True)
 
 
 def _plain(v: Any) -> Any:

@@ -137,6 +137,9 @@ def _rllib(side: Side, pr: Probe) -> None:
     spaces = env.observation_space, env.action_space
     env.close()
     side.action_space = spaces[1]
+    if type(spaces[0]).__name__ == "Dict":  # the trace holds Dict observations flattened: not the module's input
+        side.notes.append(f"{pr.name}: Dict observations: the probes that rerun its module are skipped")
+        return
     side.logits = _module_logits(module, explore)
 
     def head(z: np.ndarray) -> np.ndarray:
