@@ -67,7 +67,8 @@ class _NormalizingPolicy(torch.nn.Module):
 def hand_made_export(checkpoint: Path, form: str) -> None:
     """Exports not written by rsl_rl's exporter classes, next to `checkpoint`: `sequential` (the actor's MLP
     scripted alone: the normalizer forgotten), `wrapper` (a module of its own that normalizes first: right),
-    `onnx` (the MLP alone as an ONNX graph whose input is `observations` and output `mu`, any batch)."""
+    `onnx` (the MLP alone as an ONNX graph whose input is `observations` and output `mu`, any batch), `onnx-batch-1`
+    (the same with its batch fixed at 1)."""
     import copy
 
     from tui_eval.kinds import load_kind
@@ -90,6 +91,6 @@ def hand_made_export(checkpoint: Path, form: str) -> None:
         torch.jit.script(_NormalizingPolicy(mean, std, eps, layers)).save(str(folder / "policy.pt"))
     else:
         x = torch.zeros(1, int(mean.numel()))
+        batch = {} if form == "onnx-batch-1" else {"observations": {0: "batch"}, "mu": {0: "batch"}}
         torch.onnx.export(layers, (x,), str(folder / "policy.onnx"), input_names=["observations"],
-                          output_names=["mu"], dynamic_axes={"observations": {0: "batch"}, "mu": {0: "batch"}},
-                          dynamo=False)
+                          output_names=["mu"], dynamic_axes=batch, dynamo=False)

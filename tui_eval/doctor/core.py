@@ -46,8 +46,10 @@ class Diagnosis:
                 if self.batch else ""))
         for i, f in enumerate(self.findings, 1):
             lines += [f"{i}. {f.cause}", f"   evidence: {f.evidence}", f"   fix: {f.fix}"]
-        if self.differ:
+        if self.differ and self.findings:
             lines.append("differing facts: " + ", ".join(self.differ))
+        elif self.differ:  # the paths did not diverge: these differences changed no action on the seeds run
+            lines.append("differs, changed no action on the seeds run: " + ", ".join(self.differ))
         if self.same:
             lines.append("same on every path: " + ", ".join(s["fact"] for s in self.same))
         if self.idle:

@@ -58,8 +58,9 @@ def test_rsl_rl_export_with_a_faulty_normalizer_is_named_with_its_proof(tmp_path
 @pytest.mark.parametrize("form, paths, cause", [
     ("sequential", "runner,jit", "`jit` lacks the observation normalizer"),
     ("onnx", "runner,onnx", "`onnx` lacks the observation normalizer"),
+    ("onnx-batch-1", "runner,onnx", "`onnx` lacks the observation normalizer"),
     ("wrapper", "runner,jit", None),
-], ids=["plain-sequential", "onnx-other-names", "wrapper-that-normalizes"])
+], ids=["plain-sequential", "onnx-other-names", "onnx-batch-1", "wrapper-that-normalizes"])
 def test_exports_written_by_hand_are_probed_whole(tmp_path, form, paths, cause):
     """Exports not written by rsl_rl's exporter (no `mlp` or `obs_normalizer` inside to read): the probes run
     them whole, as the path does, on the other path's stages."""
