@@ -326,6 +326,9 @@ class Engine:
 
     def _work(self, name: str, generation: int) -> None:
         feed = PathFeed(self, name)
+        problem = getattr(self.paths.get(name), "frames_problem", None)
+        if problem:  # its env renders nothing here: the frame view says why instead of waiting
+            feed.frames.problem = problem
         state = self._state[name]
         state.worker_ident = threading.get_ident()
 

@@ -73,7 +73,7 @@ def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any])
         return
     path = worker.path
     wire.send(("loaded", {"pid": os.getpid(), "description": path.description,
-                          "capacity": episodes_at_once(path)}))
+                          "capacity": episodes_at_once(path), "frames_problem": path.frames_problem}))
     threading.Thread(target=_pump, args=(wire, worker), name="pump", daemon=True).start()
     _serve_commands(wire, worker)
 

@@ -257,6 +257,7 @@ class ProcessPath(InferencePath):
         info = answer[1]
         self._capacity = max(1, int(info["capacity"]))
         self.description = f"{info['description']}; in a process of its own (pid {info['pid']})"
+        self.frames_problem = info.get("frames_problem")
         self.placement = ()
 
     def activity(self) -> str | None:

@@ -44,6 +44,8 @@ class InferencePath(ABC):
     explore: bool
     #: one line for the user: how this path runs the policy
     description: str = ""
+    #: why this path's env shows no frames (a batched simulator's worlds), or None
+    frames_problem: str | None = None
     #: processes running its episodes (remote workers); each may fail and be replaced MAX_RESTARTS times
     replicas: int = 1
     #: where its workers run, one line each (node and pid), for the header; empty: in this process

@@ -216,3 +216,17 @@ def test_sim_to_sim_on_another_mjlab_task(run_folder, tmp_path, capsys):
     home, away = summary["paths"]["onnx"], summary["paths"]["onnx@vs-env"]
     assert home["episodes"] == away["episodes"] == 24
     assert away["mean"] < home["mean"]  # the pole starts down: a balancing policy earns less
+
+
+def test_the_frame_view_says_a_batched_simulator_is_not_rendered(run_folder, tmp_path):
+    """The frame view shows why there is no picture, for the path in the run's process and the one in its own."""
+    from tests.support.engines import run_to_end
+
+    engine, records = run_to_end(run_folder, "--env", TASK, "--env-config", SHORT, "--episodes", "8",
+                                 "--num-envs", "8", log=tmp_path / "run.sqlite", own_processes=True)
+    try:
+        assert len(records) == 16
+        for name in ("runner", "onnx"):
+            assert "a batched simulator's worlds (--vecenv, mjlab) are not rendered" in engine.frames.tap(name).problem
+    finally:
+        engine.close()

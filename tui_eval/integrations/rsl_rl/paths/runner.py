@@ -80,6 +80,13 @@ class RslLoopPath(InferencePath):
     def _act(self, obs: TensorDict) -> torch.Tensor:
         """Actions (num_envs, num_actions) for the batch of observations."""
 
+    @property
+    def frames_problem(self) -> str | None:  # type: ignore[override]
+        if self.env.batched:
+            return ("a batched simulator's worlds (--vecenv, mjlab) are not rendered here: frames come from "
+                    "Gymnasium envs")
+        return None
+
     def _reset_memory(self, starting: torch.Tensor | None) -> None:
         """A recurrent policy forgets the worlds where `starting` is true (None: all): their episode starts."""
 
