@@ -9,11 +9,19 @@ from tui_eval.spec import BadInput
 
 DEMO_ROOT = Path(__file__).resolve().parent / "demo_checkpoints"
 DEMOS = {
-    "rllib": "ppo_cartpole",  # RLlib PPO, CartPole-v1 (discrete actions)
-    "pendulum": "ppo_pendulum",  # RLlib PPO, Pendulum-v1 (continuous actions)
-    "rsl_rl": "rsl_pointgoal/model_39.pt",  # rsl_rl PPO on the bundled PointGoal-v0 task
-    "lunarlander": "ppo_lunarlander",  # RLlib PPO, LunarLander-v3: a pixel demo for --frames and record
-    "pandareach": "rsl_pandareach/model_59.pt",  # rsl_rl PPO, panda-gym's PandaReach-v3 (the robotics extra)
+    "rllib": "ppo_cartpole",
+    "pendulum": "ppo_pendulum",
+    "rsl_rl": "rsl_pointgoal/model_39.pt",
+    "lunarlander": "ppo_lunarlander",
+    "pandareach": "rsl_pandareach/model_59.pt",
+}
+#: what each demo is, for `tui-eval demo --help`
+DEMO_TEXT = {
+    "rllib": "RLlib PPO on CartPole-v1 (discrete actions): evaluate vs connectors (the default demo)",
+    "pendulum": "RLlib PPO on Pendulum-v1 (continuous actions; evaluate samples by default, so the paths differ)",
+    "rsl_rl": "rsl_rl PPO on the bundled PointGoal-v0 task: runner vs its TorchScript export",
+    "lunarlander": "RLlib PPO on LunarLander-v3: a pixel demo for --frames and record",
+    "pandareach": "rsl_rl PPO on panda-gym's PandaReach-v3, a robot arm (the robotics extra)",
 }
 #: options a demo runs with unless the command line says otherwise (it is read after them)
 DEMO_OPTIONS = {"pandareach": ["--num-envs", "64"]}
@@ -36,6 +44,18 @@ def demo_checkpoint(name: str) -> Path:
     if not path.exists():
         raise BadInput(f"the demo checkpoints are missing from this install ({path}); reinstall tui-eval")
     return path
+
+
+def demo_help() -> str:
+    """`tui-eval demo --help`: its own usage, the demos, and the options it passes on."""
+    width = max(map(len, DEMOS))
+    lines = ["usage: tui-eval demo [NAME] [run options]", "",
+             "A run on one of the bundled demo checkpoints (NAME: rllib unless given):", ""]
+    lines += [f"  {name.ljust(width)}  {DEMO_TEXT[name]}" for name in DEMOS]
+    lines += ["", "Every run option is passed on (tui-eval --help lists them), e.g. --headless, --episodes N, "
+              "--frames, --json FILE."]
+    lines += [f"{name} runs with {' '.join(options)} unless you give it." for name, options in DEMO_OPTIONS.items()]
+    return "\n".join(lines)
 
 
 def demo_options(name: str) -> list[str]:

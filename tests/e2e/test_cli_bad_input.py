@@ -133,6 +133,21 @@ def test_help_lists_every_command_and_the_pickle_warning():
     assert "only open checkpoints you trust" in " ".join(proc.stdout.split()).lower()
 
 
+@pytest.mark.parametrize("command", ["demo", "diagnose", "record", "ls", "attach", "stop", "resume"])
+def test_every_subcommand_has_its_own_help(command, capsys):
+    from tui_eval.cli import main
+    from tui_eval.demos import DEMOS
+
+    try:
+        code = main([command, "--help"])
+    except SystemExit as exc:  # argparse's own --help exits
+        code = exc.code
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith(f"usage: tui-eval {command} "), out[:200]
+    if command == "demo":
+        assert all(f"  {name} " in out for name in DEMOS) and "--num-envs 64" in out
+
+
 def test_version():
     from importlib.metadata import version
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from tui_eval.demos import demo_checkpoint, demo_options
+from tui_eval.demos import demo_checkpoint, demo_help, demo_options
 
 from . import run
 
 
 def main(argv: list[str]) -> int:
+    if any(arg in ("-h", "--help") for arg in argv):
+        print(demo_help())
+        return 0
     rest, which = argv, "rllib"
     if rest and not rest[0].startswith("-"):
         which, rest = rest[0], rest[1:]
