@@ -10,7 +10,7 @@ look where they decide (optional stopping) without losing their guarantee:
   gated metric not worse, "worse" one metric worse. Error rates: a candidate worse by exactly D is
   called "not worse" with probability <= the interval's alpha, an equal one "worse" with the same
   bound (the interval must miss the true Δ for either); `tests/unit/test_decide.py` measures both.
-Exit codes (CLI.md): 0 not worse, 3 worse, 5 undecided at the budget.
+Exit codes (docs/contract.md): 0 not worse, 3 worse, 5 undecided at the budget.
 
 The watcher (`DecisionWatch`) checks the comparison after new episodes (at most every
 `CHECK_EVERY_S`), and on an answer notes it in the run's log (``decision``) and ends the run early:
@@ -32,7 +32,7 @@ __all__ = ["EXIT_NOT_WORSE", "EXIT_WORSE", "EXIT_UNDECIDED", "decision_options",
            "decision_summary", "gate_exit_code", "decision_line", "check_gate_paths", "DecisionWatch",
            "watch_decision"]
 
-EXIT_NOT_WORSE, EXIT_WORSE = EXIT_OK, EXIT_DIFFER  # the gate's answers as exit codes (CLI.md)
+EXIT_NOT_WORSE, EXIT_WORSE = EXIT_OK, EXIT_DIFFER  # the gate's answers as exit codes (docs/contract.md)
 CHECK_EVERY_S = 0.02  # the watcher's fastest pace (a check takes well under a millisecond)
 VS_MARK = "vs"  # the baseline's paths: `vs` and `P@vs` (tui_eval.kinds.extra)
 

@@ -1,4 +1,4 @@
-"""Every exit code tui-eval returns (CLI.md's list), in one place."""
+"""Every exit code tui-eval returns (docs/contract.md's list), in one place."""
 
 from __future__ import annotations
 

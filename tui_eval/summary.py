@@ -1,4 +1,4 @@
-"""The run's summary (the `--json` document of CLI.md), built from the engine's statistics or the log."""
+"""The run's summary (the `--json` document of docs/contract.md), built from the engine's statistics or the log."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _path_entry(s: dict[str, Any], explore: Any, eps_s: Any, steps_s: Any) -> di
 
 def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRecord],
                   throughput: dict[str, tuple[float, float]] | None = None) -> dict[str, Any]:
-    """The summary document. A path that ran with one explore setting has the entry of CLI.md; one
+    """The summary document. A path that ran with one explore setting has the entry of docs/contract.md; one
     whose setting changed mid-run has ``"explore": null``, no pooled statistics, and an entry per
     setting under ``by_explore`` (``"on"`` / ``"off"``). ``comparison`` is the newest block's pairing of
     settings; every pairing is under ``comparisons_by_explore`` when there was more than one."""

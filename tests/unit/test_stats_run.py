@@ -80,7 +80,7 @@ def test_the_json_summary_keeps_the_public_shape_and_adds_per_setting_entries():
     assert evaluate["by_explore"]["off"]["explore"] is False
     assert document["comparison"]["explore"] == [False, False]
     assert len(document["comparisons_by_explore"]) == 2
-    # one setting per path (the common case): the CLI.md shape, explore from the records
+    # one setting per path (the common case): the docs/contract.md shape, explore from the records
     same = [r for r in records if r.block == 0]
     document = build_summary(META, replay(META, same), same)
     assert document["paths"]["evaluate"]["explore"] is True and "comparisons_by_explore" not in document

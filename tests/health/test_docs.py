@@ -1,0 +1,47 @@
+"""The documentation: the site builds strictly (no broken link, no page left out of the nav), its option reference
+is the one the command line declares, and the README stays a front page that links every page."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+def _tool(name: str) -> str:
+    local = Path(sys.executable).parent / name
+    return str(local) if local.exists() else (shutil.which(name) or name)
+
+
+def test_the_site_builds_strictly(tmp_path):
+    result = subprocess.run([_tool("mkdocs"), "build", "--strict", "-d", str(tmp_path / "site")], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120, env={"NO_MKDOCS_2_WARNING": "1",
+                                                                              "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "site" / "mjlab" / "index.html").is_file()
+    assert (tmp_path / "site" / "reference" / "options" / "index.html").is_file()
+
+
+def test_the_option_reference_is_generated_from_the_options():
+    result = subprocess.run([sys.executable, str(DOCS / "gen_reference.py"), "--check"], capture_output=True,
+                            timeout=60)
+    assert result.returncode == 0, "docs/reference/options.md is stale: run python docs/gen_reference.py"
+    from tui_eval.spec import RUN_OPTIONS
+
+    page = (DOCS / "reference" / "options.md").read_text()
+    assert all(f"`{flag}`" in page for option in RUN_OPTIONS for flag in option.flags)
+
+
+def test_the_readme_is_a_front_page_that_links_every_page():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 350
+    linked = set(re.findall(r"\]\(docs/([^)#]+)\)", readme))
+    pages = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
+    assert pages - linked == set(), f"pages the README does not link: {sorted(pages - linked)}"
+    # the two set-up commands, as .ci/run runs the second
+    assert readme.count("python3 -m venv .venv && . .venv/bin/activate && pip install") == 2
