@@ -45,3 +45,14 @@ def test_the_readme_is_a_front_page_that_links_every_page():
     assert pages - linked == set(), f"pages the README does not link: {sorted(pages - linked)}"
     # the two set-up commands, as .ci/run runs the second
     assert readme.count("python3 -m venv .venv && . .venv/bin/activate && pip install") == 2
+
+
+def test_the_readmes_picture_is_made_by_its_script(tmp_path):
+    """docs/make_screenshot.py runs the live app on the CartPole demo and saves Textual's SVG screenshot."""
+    out = tmp_path / "app.svg"
+    result = subprocess.run([sys.executable, str(DOCS / "make_screenshot.py"), str(out)], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    svg = out.read_text()
+    assert svg.startswith("<svg") and "DIFFER" in svg and "connectors" in svg and "DONE" in svg
+    assert "](docs/assets/app.svg)" in (ROOT / "README.md").read_text()
