@@ -133,8 +133,9 @@ def test_frames_of_a_path_in_its_own_process_reach_the_runs_hub_for_the_seed_bot
     engine.start()
     try:
         assert engine.wait(120)
-        view = wait_until(lambda: (v := engine.frames.view(["connectors", "vs"], history=True)).keys and v,
-                          timeout=10)
+        # the last frames of `vs` come over its pipe after its episode's record: wait for both panes to end
+        view = wait_until(lambda: (v := engine.frames.view(["connectors", "vs"], history=True)).keys
+                          and all(p.done for p in v.panes) and v, timeout=10)
     finally:
         engine.close()
     assert [p.key for p in view.panes] == [view.key, view.key]
