@@ -4,7 +4,8 @@
 
 - `meanstd`: CartPole with a MeanStdFilter env-to-module connector (running observation statistics,
   saved with the checkpoint);
-- `eval_time_limit`: Pendulum whose evaluation_config cuts episodes to 100 steps (training: 200).
+- `eval_time_limit`: Pendulum whose evaluation_config cuts episodes to 100 steps (training: 200) and clips
+  actions (training does not: unsquashing already keeps them in bounds, so the clip changes no action).
 Run in a subprocess (ray.init, training) so that the test process only restores them.
 """
 
@@ -44,7 +45,7 @@ def main(out: Path) -> None:
     print("trained meanstd", flush=True)
     save(small(PPOConfig().environment("Pendulum-v1"))
          .evaluation(evaluation_interval=1, evaluation_duration=1,
-                     evaluation_config={"env_config": {"max_episode_steps": 100}}), out / "eval_time_limit")
+                     evaluation_config={"env_config": {"max_episode_steps": 100}, "clip_actions": True}), out / "eval_time_limit")
     print("trained eval_time_limit", flush=True)
     ray.shutdown()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from tui_eval.doctor.findings import Finding, diagnose_pair
 from tui_eval.doctor.proofs import Sides, prove, sides_json
 from tui_eval.doctor.replay import Trace, first_divergence, replay
 from tui_eval.doctor.static_diff import compare, facts, probe
+from tui_eval.doctor.swaps import settle
 
 #: relative tolerance on an episode's return for "the paths gave the same return on this seed"
 RETURN_RTOL = 1e-4
@@ -30,12 +32,15 @@ class Diagnosis:
     wall_s: float = 0.0
     #: path -> weights that differ from the checkpoint but that no action depends on (a value head, a critic)
     idle: dict[str, list[str]] = field(default_factory=dict)
+    #: fact -> {"values": {path: value}, "proof": ...}: settings that differ, whose swap changed no action
+    inert: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"findings": [f.to_json() for f in self.findings], "same": self.same, "differ": self.differ,
                 "replay": self.replay, "paths": self.paths, "seed": self.seed,
                 "batch": {p: {str(s): r for s, r in v.items()} for p, v in self.batch.items()},
-                "notes": self.notes, "wall_s": round(self.wall_s, 2), "differs_does_not_act": self.idle}
+                "notes": self.notes, "wall_s": round(self.wall_s, 2),
+                "differs_does_not_act": {"weights": self.idle, "settings": self.inert}}
 
     def text(self) -> str:
         lines = [f"diagnosis of paths {', '.join(self.paths)}" + (f" on seed {self.seed}" if self.seed is not None
@@ -55,6 +60,11 @@ class Diagnosis:
         if self.idle:
             lines.append("differs, does not act (no action depends on these weights: a value head, a critic): "
                          + "; ".join(f"{n}: {', '.join(w)}" for n, w in self.idle.items()))
+        for fact, entry in self.inert.items():
+            shown = {n: json.dumps(v, default=str) for n, v in entry["values"].items()}
+            values = "; ".join(f"{n}: {v}" for n, v in shown.items()) if max(map(len, shown.values())) <= 40 else \
+                "values in --json"
+            lines.append(f"differs, does not act: {fact} ({values}): {entry['proof']}")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -101,41 +111,67 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
     for pr in probes.values():
         notes += [f"{pr.name}: {n}" for n in pr.notes]
     per_path = {n: facts(pr, ref) for n, pr in probes.items()}
-    saved = kind.saved_connector_states()
     same, differ = compare(per_path)
-    traces: dict[str, Trace] = {}
     replay_json: dict[str, Any] = {"seed": chosen, "paths": {}}
     findings: list[Finding] = []
+    inert: dict[str, dict[str, Any]] = {}
     if chosen is not None:
         progress(f"replaying seed {chosen}")
-        traces = replay_all(probes, chosen, notes, replay_json)
-        replay_json["pairs"] = []
-        sides = Sides(probes, traces)
-        a = names[0]
-        for b in names[1:]:
-            div = first_divergence(traces[a], traces[b])
-            replay_json["pairs"].append({"paths": [a, b], "step": div.step, "stage": div.stage, "kind": div.kind,
-                                         "values": div.values, "stage_match": div.stage_match})
-            pair_differs = any(_differs(batch[a][s], batch[b][s]) for s in batch.get(a, {}) if s in batch.get(b, {}))
-            if div.kind not in ("none", "unknown") or pair_differs:
-                coarse = not (traces[a].stages.get("action") and traces[b].stages.get("action"))
-                found = diagnose_pair(a, b, per_path, differ, div, chosen,
-                                      {n: pr.kind for n, pr in probes.items()}, saved, coarse)
-                found = prove(found, sides, a, b, div, chosen, notes)
-                if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
-                    for f in found:
-                        f.evidence += (f"; returns on seed {chosen}: {a} {batch[a][chosen]:.6g}, {b} "
-                                       f"{batch[b][chosen]:.6g} (no step-by-step replay for "
-                                       f"{' and '.join(t.path for t in (traces[a], traces[b]) if not t.stages)})")
-                findings += found
+        sides = Sides(probes, replay_all(probes, chosen, notes, replay_json))
+        proofs, acting = settle(sides, differ, chosen)
+        inert = {fact: {"values": differ.pop(fact), "proof": proof} for fact, proof in proofs.items()}
+        findings = _pair_findings(sides, batch, per_path, differ, kind, chosen, notes, replay_json)
+        _add_counterfactuals(findings, acting)
         replay_json["probes"] = sides_json(sides)
     findings.sort(key=lambda f: -f.score)
     per_path_json = {n: {k: v for k, v in f.items() if not k.startswith("_")} for n, f in per_path.items()}
     replay_json["facts"] = compare_json(per_path_json)
-    replay_json["checkpoint connector state"] = saved
+    replay_json["checkpoint connector state"] = kind.saved_connector_states()
     idle = {n: sorted(f["_weights_idle"]) for n, f in per_path.items() if f.get("_weights_idle")}
     return Diagnosis(findings, same, differ, replay_json, names, chosen, batch, notes,
-                     time.perf_counter() - started, idle)
+                     time.perf_counter() - started, idle, inert)
+
+
+def _pair_findings(sides: Sides, batch: dict[str, dict[int, float]], per_path: dict[str, dict[str, Any]],
+                   differ: dict[str, dict[str, Any]], kind, chosen: int, notes: list[str],
+                   replay_json: dict[str, Any]) -> list[Finding]:
+    """The findings of the first path against each other one that diverged from it (or whose returns differ)."""
+    traces, names = sides.traces, list(sides.traces)
+    replay_json["pairs"] = []
+    findings: list[Finding] = []
+    a = names[0]
+    for b in names[1:]:
+        div = first_divergence(traces[a], traces[b])
+        replay_json["pairs"].append({"paths": [a, b], "step": div.step, "stage": div.stage, "kind": div.kind,
+                                     "values": div.values, "stage_match": div.stage_match})
+        pair_differs = any(_differs(batch[a][s], batch[b][s]) for s in batch.get(a, {}) if s in batch.get(b, {}))
+        if div.kind in ("none", "unknown") and not pair_differs:
+            continue
+        coarse = not (traces[a].stages.get("action") and traces[b].stages.get("action"))
+        found = diagnose_pair(a, b, per_path, differ, div, chosen,
+                              {n: pr.kind for n, pr in sides.probes.items()}, kind.saved_connector_states(), coarse)
+        found = prove(found, sides, a, b, div, chosen, notes)
+        if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
+            for f in found:
+                f.evidence += (f"; returns on seed {chosen}: {a} {batch[a][chosen]:.6g}, {b} "
+                               f"{batch[b][chosen]:.6g} (no step-by-step replay for "
+                               f"{' and '.join(t.path for t in (traces[a], traces[b]) if not t.stages)})")
+        findings += found
+    return findings
+
+
+#: the finding's topic each swappable fact belongs to (tui_eval/doctor/findings.py)
+_TOPIC = {"normalize_actions": "actions", "clip_actions": "actions", "connector state": "connector state",
+          "weights": "weights"}
+
+
+def _add_counterfactuals(findings: list[Finding], acting: dict[str, str]) -> None:
+    """A setting's finding gains what putting the other path's value in did to the actions."""
+    for fact, text in acting.items():
+        for f in findings:
+            if f.topic == _TOPIC[fact] and (f.topic != "actions" or f"{fact}:" in f.evidence):
+                f.evidence += f"; {text}"
+                break
 
 
 def replay_all(probes: dict[str, Any], seed: int, notes: list[str], replay_json: dict[str, Any]) -> dict[str, Trace]:
@@ -154,8 +190,6 @@ def replay_all(probes: dict[str, Any], seed: int, notes: list[str], replay_json:
 
 
 def compare_json(per_path: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    import json
-
     return json.loads(json.dumps(per_path, default=str))
 
 

@@ -36,6 +36,8 @@ class Trace:
     end: str = ""  # "terminated" | "truncated" | "invalid: ..." | ""
     note: str = ""
     snapshot: Any = None  # an act-form custom policy as it stood before the episode (a deep copy)
+    #: the observations as the env gave them where they are not one array (a Dict): what a policy is fed again
+    inputs: list[Any] | None = None
 
     @property
     def env_actions(self) -> list[Any]:
@@ -94,7 +96,8 @@ def _replay_act(p: Probe, seed: int) -> Trace:
     obs, _ = env.reset()
     while not env.done:
         action = path.target.act(obs)
-        trace.stages["obs"].append(np.array(obs, copy=True))
+        _keep_input(trace, obs)
+        trace.stages["obs"].append(flat(obs))
         trace.stages["action_for_env"].append(np.array(action, copy=True))
         obs, *_ = env.step(action)
     reason = env.last_info.get(INVALID_KEY)
@@ -211,6 +214,7 @@ def _replay_rllib(p: Probe, seed: int) -> Trace:
         module.eval()
         for t in range(MAX_STEPS):
             batch = e2m(rl_module=module, episodes=[episode], batch={}, explore=explore, shared_data=shared)
+            _keep_input(trace, obs)
             trace.stages["obs"].append(flat(obs))
             trace.stages["env_to_module"].append(flat(first_row(convert_to_numpy(batch[Columns.OBS]))))
             with torch.no_grad():
@@ -280,6 +284,12 @@ def _stage_match(a: Trace, b: Trace, t: int) -> dict[str, str] | None:
         if t < len(sb) and close(ea[t], sb[t], atol=1e-4, rtol=1e-4):
             return {"path": a.path, "stage": s, "of": b.path}
     return None
+
+
+def _keep_input(trace: Trace, obs: Any) -> None:
+    if isinstance(obs, dict):
+        trace.inputs = trace.inputs if trace.inputs is not None else []
+        trace.inputs.append(copy.deepcopy(obs))
 
 
 def first_row(batch: Any) -> Any:

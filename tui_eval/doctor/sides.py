@@ -11,7 +11,10 @@ once more on inputs the doctor chooses:
 - `fresh()`: the policy built afresh (a custom path's factory called again);
 - `head(z)`: the action from an already normalized observation (the `env_to_module` stage);
 - `logits(z)`: the module's output (`module_out`) from the `env_to_module` stage;
-- `stats`: the observation normalizer's (mean, std), where the path exposes one.
+- `stats`: the observation normalizer's (mean, std), where the path exposes one;
+- `variant(change)`: like `stepper`, on copies of the policy's RLlib parts (module, env-to-module and
+  module-to-env pipelines) that `change` may alter first (tui_eval/doctor/swaps.py puts another path's
+  setting in); `parts` are the live ones, read only.
 
 Everything here works on copies or under no_grad: the built path is left as it was.
 """
@@ -54,6 +57,8 @@ class Side:
     logits: Callable[[np.ndarray], np.ndarray] | None = None
     stats: tuple[np.ndarray, np.ndarray] | None = None
     action_space: Any = None
+    variant: Callable[[Callable[[Any, Any, Any], None]], Callable[[], Any]] | None = None
+    parts: tuple[Any, Any, Any] = (None, None, None)
     notes: list[str] = field(default_factory=list)
 
     def stage(self, name: str, t: int) -> np.ndarray | None:
@@ -62,6 +67,10 @@ class Side:
 
     def steps(self, name: str) -> list[Any]:
         return self.trace.stages.get(name, [])
+
+    def inputs(self) -> list[Any]:
+        """The observations to feed the policy again: as the env gave them (a Dict stays a Dict)."""
+        return self.trace.inputs if self.trace.inputs is not None else self.steps("obs")
 
 
 def run_policy(make: Callable[[], Any], history: Sequence[Any], window: Sequence[Any],
@@ -110,6 +119,20 @@ def _custom(side: Side, pr: Probe) -> None:
     if pr.module is not None:
         side.logits = _module_logits(pr.module, bool(pr.explore))
     side.action_space = path.env.action_space
+    if path.form == "act" and snapshot is not None:
+        side.parts = (pr.module, pr.env_to_module, pr.module_to_env)
+
+        def variant(change: Callable[[Any, Any, Any], None]) -> Callable[[], Any]:
+            from tui_eval.doctor.static_diff import find_live
+
+            def make() -> Any:
+                policy = copy.deepcopy(snapshot)
+                found = find_live(policy)
+                change(found["module"], found["env_to_module"], found["module_to_env"])
+                return policy
+            return make
+
+        side.variant = variant
 
 
 def _module_logits(module: Any, explore: bool) -> Callable[[np.ndarray], np.ndarray]:
@@ -137,10 +160,12 @@ def _rllib(side: Side, pr: Probe) -> None:
     spaces = env.observation_space, env.action_space
     env.close()
     side.action_space = spaces[1]
-    if type(spaces[0]).__name__ == "Dict":  # the trace holds Dict observations flattened: not the module's input
-        side.notes.append(f"{pr.name}: Dict observations: the probes that rerun its module are skipped")
-        return
-    side.logits = _module_logits(module, explore)
+    dict_obs = type(spaces[0]).__name__ == "Dict"
+    if dict_obs:  # its stages hold Dict observations flattened: not what its module takes
+        side.notes.append(f"{pr.name}: Dict observations: the probes that rerun its module on its env_to_module "
+                          "output are skipped; those that rerun the whole policy on its observations run")
+    else:
+        side.logits = _module_logits(module, explore)
 
     def head(z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=np.float32)
@@ -155,8 +180,20 @@ def _rllib(side: Side, pr: Probe) -> None:
         out = copy.deepcopy(m2e)(rl_module=module, batch=out, episodes=[episode], explore=explore, shared_data=shared)
         return np.asarray(out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])[0])
 
-    side.head = head
-    if module.is_stateful():  # an LSTM: the head alone starts from the initial state on every call
+    if not dict_obs:
+        side.head = head
+    side.parts = (module, e2m, m2e)
+
+    def variant(change: Callable[[Any, Any, Any], None]) -> Callable[[], Any]:
+        def make() -> Any:
+            parts = copy.deepcopy((module, e2m, m2e))
+            change(*parts)
+            return _RllibEpisodeStepper(*parts, spaces, explore)
+        return make
+
+    side.variant = variant
+    if module.is_stateful() or dict_obs:  # an LSTM (the head alone would start from the initial state on every
+        # call), or a Dict observation the pipeline turns into the module's input
         side.stepper = lambda: _RllibEpisodeStepper(module, e2m, m2e, spaces, explore)
         return
     obs, normalized = side.steps("obs"), side.steps("env_to_module")

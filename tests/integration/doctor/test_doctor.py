@@ -99,6 +99,7 @@ def test_perturbed_module_weights_via_vs_are_ranked_first(tmp_path):
     top = d.findings[0]
     assert top.cause == "module weights differ between paths" and "pi.net.mlp.0.weight" in top.evidence
     assert top.stage == "module_out"
+    assert "counterfactual: with `" in top.evidence and "'s weights put in, `" in top.evidence
 
 
 def test_a_value_head_that_differs_is_no_finding_and_is_listed_as_not_acting(tmp_path):
@@ -125,6 +126,27 @@ def test_evaluation_time_limit_is_ranked_first(trained, tmp_path):
     assert top.cause == "the env's time limit differs between paths"
     assert top.step == 100 and top.stage == "env"
     assert "evaluate: 100; connectors: 200" in top.evidence
+
+
+def test_a_setting_that_changes_no_action_is_listed_as_not_acting_with_its_swap(trained, tmp_path):
+    """The evaluation config clips actions that unsquashing already keeps in bounds: putting either path's
+    clip_actions into the other changes no action on the replayed steps, so it is no finding."""
+    d = diagnose(trained / "eval_time_limit", tmp_path, "--explore", "evaluate=off")
+    assert d.findings[0].cause == "the env's time limit differs between paths"
+    assert not any("clip" in f.cause for f in d.findings) and "clip_actions" not in d.differ
+    entry = d.inert["clip_actions"]
+    assert entry["values"] == {"evaluate": True, "connectors": False}
+    assert "with `evaluate`'s clip_actions put in, `connectors` sends the same actions on steps 0-199" in entry["proof"]
+    assert "differs, does not act: clip_actions (evaluate: true; connectors: false)" in d.text()
+
+
+def test_connector_state_that_changes_no_action_is_not_a_difference(trained, tmp_path):
+    """The evaluation runner's MeanStdFilter counted its own episodes: its state differs from the checkpoint's,
+    but swapped into either path it changes no action."""
+    d = diagnose(trained / "meanstd", tmp_path, "--explore", "evaluate=off")
+    assert d.findings == [] and "connector state" not in d.differ
+    assert "sends the same actions" in d.inert["connector state"]["proof"]
+    assert "changed no action on the seeds run" not in d.text()
 
 
 def test_a_freshly_built_evaluate_path_holds_the_weights_evaluate_uses(trained, tmp_path):

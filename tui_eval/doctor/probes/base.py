@@ -38,7 +38,8 @@ class Case:
         return range(self.t, min(n, self.t + (WINDOW if continuous(self) else DISCRETE_WINDOW)))
 
     def ref_obs(self, stage: str = "obs") -> list[Any]:
-        return [self.ref.steps(stage)[s] for s in self.span]
+        values = self.ref.inputs() if stage == "obs" else self.ref.steps(stage)
+        return [values[s] for s in self.span]
 
     def ref_actions(self) -> list[Any]:
         return [self.ref.steps("action_for_env")[s] for s in self.span]
@@ -53,7 +54,7 @@ class Case:
         if make is None:
             return None
         if history is None:
-            history = [] if side.stateless else side.steps("obs")[: self.t]
+            history = [] if side.stateless else side.inputs()[: self.t]
         return run_policy(make, history, inputs, mutate=mutate, reset_each_step=reset_each_step)
 
 

@@ -14,7 +14,7 @@ REPEATS = 4
 
 def _repeat(c: Case, side) -> list[np.ndarray] | None:
     """`side`'s action at step t, asked again on the same input by fresh copies."""
-    obs = c.ref.steps("obs")[c.t]
+    obs = c.ref.inputs()[c.t]
     out = []
     for _ in range(REPEATS):
         got = c.rerun([obs], side=side)

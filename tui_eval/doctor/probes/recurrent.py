@@ -13,7 +13,7 @@ def _carried_applies(c: Case) -> bool:
 
 def _carried_test(c: Case) -> str | None:
     n = c.span.stop
-    obs = c.ref.steps("obs")[:n]
+    obs = c.ref.inputs()[:n]
     fresh = c.rerun(obs, history=[], fresh=True)
     d = agree(fresh, c.ref.steps("action_for_env")[:n])
     if d is None:
@@ -33,7 +33,7 @@ def _every_step_applies(c: Case) -> bool:
 
 def _every_step_test(c: Case) -> str | None:
     n = c.span.stop - c.span.start
-    sus_obs = c.sus.steps("obs")[c.t: c.t + n]
+    sus_obs = c.sus.inputs()[c.t: c.t + n]
     sus_sent = c.sus.steps("action_for_env")[c.t: c.t + len(sus_obs)]
     ref_reset = c.rerun(sus_obs, side=c.ref, reset_each_step=True)
     d = agree(ref_reset, sus_sent)
