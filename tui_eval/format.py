@@ -158,7 +158,7 @@ def _exact_reason(c: ComparisonSummary) -> str:
     text = (f"identical on {n}/{n} seeds; <= {100 * upper:.1f}% could differ (anytime {level(c.alpha)}) "
             "with both deterministic")
     if c.verdict != "equivalent" and c.could_differ_max is not None:
-        text += f"; equivalent at <= {100 * c.could_differ_max:g}%"
+        text += f"; called equivalent once that bound is <= {100 * c.could_differ_max:g}%"
     return text
 
 

@@ -45,7 +45,8 @@ def main(out: Path) -> None:
     print("trained meanstd", flush=True)
     save(small(PPOConfig().environment("Pendulum-v1"))
          .evaluation(evaluation_interval=1, evaluation_duration=1,
-                     evaluation_config={"env_config": {"max_episode_steps": 100}, "clip_actions": True}), out / "eval_time_limit")
+                     evaluation_config={"env_config": {"max_episode_steps": 100}, "clip_actions": True}),
+         out / "eval_time_limit")
     print("trained eval_time_limit", flush=True)
     ray.shutdown()
 

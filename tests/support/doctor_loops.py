@@ -144,3 +144,41 @@ def lstm_carried_over(checkpoint: str, *, explore: bool, device: str):
 
 def lstm_reset_every_step(checkpoint: str, *, explore: bool, device: str):
     return LstmPolicy(checkpoint, reset_every_step=True)
+
+
+class PolicyInferenceExample:
+    """Act form of RLlib's policy-inference example (`policy_inference_after_training_w_connector.py`), as
+    its users write it: both connector pipelines restored from the checkpoint's env_runner, the module from
+    its learner (value head included), one SingleAgentEpisode per episode, `forward_inference` (or
+    `forward_exploration`), the action popped from the module-to-env output."""
+
+    def __init__(self, checkpoint: str, explore: bool):
+        runner = Path(checkpoint) / "env_runner"
+        self.env_to_module = EnvToModulePipeline.from_checkpoint(str(runner / "env_to_module_connector"))
+        self.module_to_env = ModuleToEnvPipeline.from_checkpoint(str(runner / "module_to_env_connector"))
+        self.module, self.explore = RLModule.from_checkpoint(str(Path(checkpoint) / MODULE)), explore
+        self.episode: SingleAgentEpisode | None = None
+        self.last: tuple = ()
+
+    def reset(self) -> None:
+        self.episode, self.last = None, ()
+
+    def act(self, obs):
+        if self.episode is None:
+            self.episode = SingleAgentEpisode(observations=[obs])
+        else:
+            action, extra = self.last
+            self.episode.add_env_step(obs, action, 0.0, extra_model_outputs=extra)
+        shared: dict = {}
+        batch = self.env_to_module(episodes=[self.episode], rl_module=self.module, explore=self.explore,
+                                   shared_data=shared)
+        out = (self.module.forward_exploration if self.explore else self.module.forward_inference)(batch)
+        to_env = self.module_to_env(batch=out, episodes=[self.episode], rl_module=self.module,
+                                    explore=self.explore, shared_data=shared)
+        action = to_env.pop(Columns.ACTIONS)[0]
+        self.last = action, {k: v[0] for k, v in to_env.items()}
+        return action
+
+
+def policy_inference_example(checkpoint: str, *, explore: bool, device: str):
+    return PolicyInferenceExample(checkpoint, explore)

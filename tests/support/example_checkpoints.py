@@ -6,6 +6,10 @@
   an env that seeds Python's process-wide `random` in `reset` and draws from it at the goal.
 - `action_mask`: `ray/rllib/examples/rl_modules/action_masking_rl_module.py`'s config (`ActionMaskEnv`, a
   `RandomEnv` that ignores its reset seed, and the example's `ActionMaskingTorchRLModule`).
+- `lstm_inference`: `rllib/examples/inference/policy_inference_after_training_w_connector.py`'s config (PPO with
+  `use_lstm=True` on `StatelessCartPole`, `num_epochs=6, lr=0.0003, vf_loss_coeff=0.01`); that script is not in
+  the wheel, its env is (the script registers it as "stateless-cart"; here the class is the env). Its
+  inference loop is `tests/support/doctor_loops.py:policy_inference_example`.
 Changed from the scripts only where a test needs speed: no Tune, no remote runners (the mask example's
 evaluation runner too), one small training iteration.
 """
@@ -49,7 +53,18 @@ def action_mask():
     return _fast(config).training(**SMALL)
 
 
-EXAMPLES = {"corridor": corridor, "action_mask": action_mask}
+def lstm_inference():
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.examples.envs.classes.stateless_cartpole import StatelessCartPole
+
+    config = (PPOConfig().environment(StatelessCartPole)
+              .training(num_epochs=6, lr=0.0003, vf_loss_coeff=0.01)
+              .rl_module(model_config=DefaultModelConfig(use_lstm=True)))
+    return _fast(config).training(**SMALL)
+
+
+EXAMPLES = {"corridor": corridor, "action_mask": action_mask, "lstm_inference": lstm_inference}
 
 
 def main(out: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from tui_eval.doctor.findings import Finding, diagnose_pair
 from tui_eval.doctor.proofs import Sides, prove, sides_json
+from tui_eval.doctor.repeat import ENV_TOPIC, env_finding, first_repeatable_check
 from tui_eval.doctor.replay import Trace, first_divergence, replay
 from tui_eval.doctor.static_diff import compare, facts, probe
 from tui_eval.doctor.swaps import settle
@@ -118,10 +119,13 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
     if chosen is not None:
         progress(f"replaying seed {chosen}")
         sides = Sides(probes, replay_all(probes, chosen, notes, replay_json))
+        unrepeated = first_repeatable_check(probes, sides.traces, chosen)
         proofs, acting = settle(sides, differ, chosen)
         inert = {fact: {"values": differ.pop(fact), "proof": proof} for fact, proof in proofs.items()}
         findings = _pair_findings(sides, batch, per_path, differ, kind, chosen, notes, replay_json)
         _add_counterfactuals(findings, acting)
+        if unrepeated is not None:
+            env_first(findings, names, unrepeated.proof())
         replay_json["probes"] = sides_json(sides)
     findings.sort(key=lambda f: -f.score)
     per_path_json = {n: {k: v for k, v in f.items() if not k.startswith("_")} for n, f in per_path.items()}
@@ -224,23 +228,24 @@ def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None]
 
 def with_unrepeatable_env(diagnosis: Diagnosis, plan) -> Diagnosis:
     """An env that is not a function of its seed is a cause of its own: the same path gives other episodes on
-    the same seed, so paired seeds differ whatever the paths do (tui_eval/env_seeding.py found it)."""
-    if plan.repeatable_seeds:
-        return diagnosis
-    names = list(plan.paths)
-    evidence = f"env seeding: {plan.facts.get('env seeding', '')}"
-    # the replay's divergence in the env's own observations is what the env explains: its proof, not a finding
-    unexplained = [f for f in diagnosis.findings if f.topic == "unexplained" and f.stage in ("obs", "env")]
-    for f in unexplained:
-        diagnosis.findings.remove(f)
-        evidence += (f"; proof: replayed on seed {f.seed}, the paths got other observations from the env at step "
-                     f"{f.step}" + (", before either had acted" if f.step == 0 else
-                                    f", after the same {f.step} action(s) on both"))
-    finding = Finding(
-        cause="the env is not a function of its reset seed: the same path gives other episodes on the same seed",
-        evidence=evidence,
-        fix="draw the env's randomness from the reset seed (its own np_random, or the process-wide generators "
-            "tui-eval seeds at each reset), not from a generator no seed reaches; until then the paths are "
-            "compared statistically", paths=names, stage="env", seed=None, step=None, score=1000, topic="env seeding")
-    diagnosis.findings.insert(0, finding)
+    the same seed, so paired seeds differ whatever the paths do (tui_eval/env_seeding.py found it before the
+    run; the doctor's twice-replay may have found it too)."""
+    if not plan.repeatable_seeds:
+        env_first(diagnosis.findings, list(plan.paths), f"env seeding: {plan.facts.get('env seeding', '')}")
     return diagnosis
+
+
+def env_first(findings: list[Finding], names: list[str], evidence: str) -> None:
+    """The env finding first in `findings` (made, or joined by `evidence`); the replay's divergence in the env's
+    own observations is what the env explains: its proof, not an unexplained finding."""
+    found = next((f for f in findings if f.topic == ENV_TOPIC), None)
+    if found is None:
+        found = env_finding(names, evidence)
+        findings.insert(0, found)
+    else:
+        found.evidence = f"{evidence}; {found.evidence}"
+    for f in [f for f in findings if f.topic == "unexplained" and f.stage in ("obs", "env")]:
+        findings.remove(f)
+        found.evidence += (f"; proof: replayed on seed {f.seed}, the paths got other observations from the env at "
+                           f"step {f.step}" + (", before either had acted" if f.step == 0 else
+                                               f", after the same {f.step} action(s) on both"))

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from tui_eval import global_rng
 from tui_eval.doctor.static_diff import Probe
 
 STAGES = ("obs", "env_to_module", "module_out", "action", "action_for_env")
@@ -203,8 +204,9 @@ def _replay_rllib(p: Probe, seed: int) -> Trace:
     env = p.make_env()
     trace = Trace(p.name, {s: [] for s in STAGES})
     explore = bool(p.explore)
-    gen_state = torch.random.get_rng_state()
-    torch.manual_seed(seed)  # sampling paths replay the same draws on every run of the doctor
+    states = global_rng.capture(global_rng.GENERATORS)
+    # as the run seeds them before each reset: an env drawing from them, and a sampling path, replay the same draws
+    global_rng.seed_all(seed)
     try:
         episode = SingleAgentEpisode(observation_space=env.observation_space, action_space=env.action_space)
         obs, info = env.reset(seed=seed)
@@ -239,7 +241,7 @@ def _replay_rllib(p: Probe, seed: int) -> Trace:
         if was_training:
             module.train()
     finally:
-        torch.random.set_rng_state(gen_state)
+        global_rng.restore(states)
         env.close()
     return trace
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from tui_eval import global_rng
 from tui_eval.doctor.replay import close
 from tui_eval.doctor.sides import Side, run_policy
 
@@ -97,15 +98,14 @@ def _require(part: Any) -> Any:
 
 @contextlib.contextmanager
 def _seeded(seed: int | None) -> Iterator[None]:
-    """The draws the replay made (it seeds torch with the episode's seed), for a path that samples."""
-    import torch
-
-    state = torch.random.get_rng_state()
-    torch.manual_seed(seed or 0)
+    """The draws the replay made (it seeds the process-wide generators from the episode's seed), for a path
+    that samples (and whose env did not draw from them first)."""
+    states = global_rng.capture(global_rng.GENERATORS)
+    global_rng.seed_all(seed or 0)
     try:
         yield
     finally:
-        torch.random.set_rng_state(state)
+        global_rng.restore(states)
 
 
 def _actions(make: Callable[[], Any], inputs: list[Any], seed: int | None) -> list[Any] | None:

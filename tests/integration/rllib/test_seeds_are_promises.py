@@ -180,3 +180,20 @@ def test_the_doctor_names_an_env_that_ignores_its_seed_first(examples, tmp_path)
     assert not any(f.topic == "unexplained" and f.stage in ("obs", "env") for f in diagnosis.findings), diagnosis.text()
     if any(pair["stage"] in ("obs", "env") for pair in diagnosis.replay.get("pairs", [])):
         assert "proof: replayed on seed" in first.evidence
+    # one path replayed twice on one seed is the env's own proof, whatever the batch gave
+    assert f"proof: `evaluate` replayed twice on seed {diagnosis.seed}: at step 0 the second got other " \
+           "observations from the env, before it had acted" in first.evidence
+
+
+def test_the_probes_rerun_a_policy_on_dict_observations_with_an_action_mask(examples, tmp_path):
+    """RLlib's evaluate samples (explore on, its default): asked again on the same Dict observation (an action
+    mask and the observation) it answers otherwise, the connectors path does not; that is the explore
+    finding's proof, after the env's own finding."""
+    from tui_eval.doctor.core import diagnose_plan
+
+    diagnosis = diagnose_plan(plan_for(examples / "action_mask", "--episodes", "3", log=tmp_path / "run.sqlite"))
+    causes = [f.cause for f in diagnosis.findings]
+    assert causes[0].startswith("the env is not a function of its reset seed"), causes
+    explore = next(f for f in diagnosis.findings if f.topic == "explore")
+    assert "proof: asked 4 times for its action on the same observation" in explore.evidence
+    assert not any(n.startswith("probe ") for n in diagnosis.notes), diagnosis.notes
