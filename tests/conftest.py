@@ -18,7 +18,7 @@ from tests.support.prefetch import Prefetcher  # noqa: E402
 #: the order the folders run in: fast logic first, the real parts that need trained checkpoints later, so
 #: that the background jobs (tests/support/jobs.py) are done when those start. The cluster tests come last:
 #: they keep both cores busy themselves (a multi-node Ray and its actors), so they run once the jobs are done.
-ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/integration/ui/",
+ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/integration/test_", "tests/integration/ui/",
          "tests/integration/frames/", "tests/integration/rsl_rl/", "tests/e2e/", "tests/integration/doctor/",
          "tests/integration/rllib/", "tests/integration/cluster/")
 # runs started by the tests are listed in a registry of their own, not the user's
@@ -31,6 +31,9 @@ def _rank(item) -> int:
 
 
 def pytest_collection_modifyitems(session, config, items):
+    unplaced = sorted({item.nodeid.rsplit("/", 1)[0] + "/" for item in items if _rank(item) == len(ORDER)})
+    if unplaced:  # a folder left out of ORDER would run last, after the cluster tests, unnoticed
+        raise pytest.UsageError(f"test folders not in tests/conftest.py's ORDER: {', '.join(unplaced)}; add them")
     items.sort(key=_rank)  # stable: within a folder, the files' and tests' own order
 
 

@@ -27,7 +27,9 @@ from tui_eval.store import RunLog
 
 def versions() -> dict[str, str]:
     found = {}
-    for dist in ("ray", "torch", "gymnasium", "rsl-rl-lib", "tui-eval"):
+    from tui_eval.kinds.registry import distributions
+
+    for dist in ("torch", "gymnasium", *distributions(), "tui-eval"):
         try:
             found[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:

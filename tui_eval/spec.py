@@ -202,7 +202,8 @@ def seeds_text(seeds: SeedBlock) -> list[str]:
 _REFUSED, _RESET = Travel.REFUSE, Travel.RESET
 #: Every `tui-eval [run]` option, in the order of `--help`; the RunSpec fields first get their values here.
 RUN_OPTIONS: tuple[Option, ...] = (
-    Option("checkpoint", (), help="an RLlib checkpoint directory or Tune run, or an rsl_rl model_*.pt",
+    Option("checkpoint", (), help="a checkpoint of an installed kind (an RLlib checkpoint directory or Tune run, an "
+           "rsl_rl model_*.pt, an mjlab run folder; `--help` lists the kinds installed)",
            localize=o.absolute_file),
     Option("kind", (), help="the checkpoint's kind, filled in when the run is planned"),
     Option("headless", ("--headless",), "no UI: progress on stderr, summary table on stdout", "store_true",

@@ -57,6 +57,20 @@ def _sources():
     return sorted(p for p in PACKAGE.rglob("*.py") if "demo_checkpoints" not in p.parts)
 
 
+def test_every_registered_kind_is_held_by_the_import_contracts():
+    """A kind's package (tui_eval/kinds/registry.py) stands alone and keeps its kind above its paths: the
+    contracts in pyproject.toml name every library's integration the registry holds, and nothing else."""
+    import tomllib
+
+    from tui_eval.kinds.registry import plugins
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    libraries = {".".join(p.package.split(".")[:3]) for p in plugins() if p.package.startswith("tui_eval.")}
+    alone = next(c for c in contracts if c["type"] == "independence")
+    layered = next(c for c in contracts if c.get("containers"))
+    assert set(alone["modules"]) == libraries and set(layered["containers"]) == libraries
+
+
 def test_no_module_over_the_line_limit():
     too_long = {}
     for path in _sources():

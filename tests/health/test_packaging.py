@@ -1,4 +1,5 @@
-"""A normal (non-editable) install ships the demo checkpoints: they are in the wheel."""
+"""A normal (non-editable) install ships the demo checkpoints and the app's stylesheet, and registers every
+checkpoint kind: they are in the wheel, whatever kind a demo is."""
 
 from __future__ import annotations
 
@@ -10,19 +11,21 @@ from tests.support.common import ROOT
 from tui_eval.demos import DEMOS
 
 
-def test_the_wheel_holds_every_demo_checkpoint(tmp_path):
+def test_the_wheel_holds_every_demo_checkpoint_and_registers_every_kind(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (wheel,) = tmp_path.glob("tui_eval-*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    for name, relative in DEMOS.items():
-        inside = f"tui_eval/demo_checkpoints/{relative}"
-        if relative.endswith(".pt"):
-            assert inside in names, name
-        else:  # an RLlib checkpoint directory: its marker, config and module weights
-            for part in ("rllib_checkpoint.json", "class_and_ctor_args.pkl",
-                         "learner_group/learner/rl_module/default_policy/module_state.pkl"):
-                assert f"{inside}/{part}" in names, (name, part)
-    assert "tui_eval/demo_checkpoints/rsl_pointgoal/exported/policy.pt" in names
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    demos = ROOT / "tui_eval" / "demo_checkpoints"
+    shipped = {p.relative_to(ROOT).as_posix() for p in demos.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert shipped and shipped <= names, sorted(shipped - names)[:5]
+    for name, relative in DEMOS.items():  # every demo names something the wheel holds
+        assert any(n.startswith(f"tui_eval/demo_checkpoints/{relative}") for n in names), name
     assert "tui_eval/ui/app.tcss" in names
+    (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    text = archive.read(entry_points).decode()
+    from tui_eval.kinds.registry import GROUP, plugins
+
+    assert f"[{GROUP}]" in text and all(f"{p.name} = " in text for p in plugins())

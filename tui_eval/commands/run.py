@@ -38,6 +38,14 @@ in it. Only open checkpoints you trust.
 CHECKPOINT_HELP = run_option("checkpoint").help
 
 
+def kinds_epilog() -> str:
+    """The checkpoint kinds installed (tui_eval/kinds/registry.py), after the command list."""
+    from tui_eval.kinds.registry import plugins
+
+    lines = [f"  {p.name:<10} {p.opens}" for p in plugins()]
+    return COMMAND_LIST + "\ncheckpoint kinds installed:\n" + "\n".join(lines) + "\n"
+
+
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """Every declared run option with a flag, in `--help` order."""
     for option in RUN_OPTIONS:
@@ -46,7 +54,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = RunParser(prog="tui-eval", description="Evaluate an RL checkpoint along two inference paths, live.",
-                       epilog=COMMAND_LIST, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=kinds_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("checkpoint", help=CHECKPOINT_HELP)
     parser.add_argument("--version", action="version", version=f"tui-eval {version()}")
     add_run_options(parser)

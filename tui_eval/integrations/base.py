@@ -23,6 +23,33 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class KindPlugin:
+    """How tui-eval finds a checkpoint kind: one value, named by the `tui_eval.kinds` entry point of the package
+    that offers it (tui_eval/kinds/registry.py). Cheap to import: the kind's class is loaded only when its turn
+    to recognise a checkpoint comes."""
+
+    name: str  # as in `--json` and the run log
+    #: "module:Class" of the CheckpointKind
+    kind: str
+    #: what the user passes for it, for help and error lines ("an rsl_rl model_*.pt file")
+    opens: str
+    #: the distributions whose versions a run's log keeps
+    distributions: tuple[str, ...] = ()
+    #: kinds are tried in this order (lower first): a more specific kind before the one it refines
+    order: int = 100
+
+    @property
+    def package(self) -> str:
+        return self.kind.split(":")[0].rsplit(".", 1)[0]
+
+    def load(self) -> type[CheckpointKind]:
+        import importlib
+
+        module, _, attr = self.kind.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@dataclass(frozen=True)
 class PathEntry:
     """One path a kind can build."""
 

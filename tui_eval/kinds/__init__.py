@@ -1,5 +1,5 @@
-"""Checkpoint kinds: which library wrote a checkpoint. A new library is one package under
-tui_eval/integrations/ (its kind declares its paths in its catalog) and one line in `_kinds()`."""
+"""Checkpoint kinds: which library wrote a checkpoint. Each kind is a package that registers a `KindPlugin`
+(tui_eval/kinds/registry.py); its kind declares its paths in its catalog. Nothing here names a library."""
 
 from __future__ import annotations
 
@@ -7,29 +7,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tui_eval.integrations.base import CheckpointKind
+from tui_eval.kinds.registry import plugins, what_opens
 from tui_eval.spec import BadInput, RunSpec
 
 
 def _kinds() -> Iterator[type[CheckpointKind]]:
     """The kinds in the order they are tried, each imported only when the ones before it did not recognise the
-    checkpoint: rsl_rl's imports torch and tensordict, which an RLlib checkpoint need not wait for."""
-    from tui_eval.integrations.rllib.kind import RllibKind
-
-    yield RllibKind
-    from tui_eval.integrations.rsl_rl.mjlab.kind import MjlabKind
-
-    yield MjlabKind  # an rsl_rl checkpoint in an mjlab run folder: before the plain rsl_rl kind
-    from tui_eval.integrations.rsl_rl.kind import RslRlKind
-
-    yield RslRlKind
+    checkpoint (rsl_rl's imports torch and tensordict, which an RLlib checkpoint need not wait for)."""
+    for plugin in plugins():
+        yield plugin.load()
 
 
 def load_kind(spec: RunSpec) -> CheckpointKind:
     """Recognise the checkpoint at `spec.checkpoint` and read it offline."""
     path = Path(spec.checkpoint).expanduser()
     if not path.exists():
-        raise BadInput(f"checkpoint {spec.checkpoint!r} does not exist; pass an RLlib checkpoint directory, "
-                       "an rsl_rl model_*.pt file or an mjlab run folder")
+        raise BadInput(f"checkpoint {spec.checkpoint!r} does not exist; pass {what_opens()}")
     path = path.resolve()
     for kind in _kinds():
         if kind.recognise(path):
@@ -39,7 +32,5 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
             # --path / --vs / --vs-env
             return attach_vs_env(attach_extra_paths(kind(path, spec), spec, load_kind), spec)
     if path.is_dir() and not any(path.iterdir()):
-        raise BadInput(f"{path} is an empty directory; pass an RLlib checkpoint directory (it holds "
-                       "rllib_checkpoint.json) or an rsl_rl model_*.pt file")
-    raise BadInput(f"{path} is not a checkpoint tui-eval knows (no rllib_checkpoint.json or checkpoint_* "
-                   "inside, not an rsl_rl .pt file); pass an RLlib checkpoint directory or an rsl_rl model_*.pt")
+        raise BadInput(f"{path} is an empty directory; pass {what_opens()}")
+    raise BadInput(f"{path} is not a checkpoint tui-eval knows; pass {what_opens()}")

@@ -5,3 +5,9 @@ An mjlab run folder (`logs/rsl_rl/<experiment>/<run>/`, as mjlab's `train` write
 env as mjlab's `train` does (`env.py`) and runs mjlab's own runner class and its `<run>.onnx`. Nothing of mjlab
 is imported unless the run is an mjlab run.
 """
+
+from tui_eval.integrations.base import KindPlugin
+
+# an rsl_rl checkpoint in an mjlab run folder: tried before the plain rsl_rl kind
+PLUGIN = KindPlugin(name="mjlab", kind="tui_eval.integrations.rsl_rl.mjlab.kind:MjlabKind",
+                    opens="an mjlab run folder", distributions=("rsl-rl-lib", "mjlab"), order=20)
