@@ -11,9 +11,10 @@ from typing import Any
 from tui_eval.doctor.findings import Finding, diagnose_pair
 from tui_eval.doctor.proofs import Sides, prove, sides_json
 from tui_eval.doctor.repeat import ENV_TOPIC, env_finding, first_repeatable_check
-from tui_eval.doctor.replay import Trace, first_divergence, replay
+from tui_eval.doctor.replay import first_divergence, replay
 from tui_eval.doctor.static_diff import compare, facts, probe
 from tui_eval.doctor.swaps import settle
+from tui_eval.paths.rerun import Trace
 
 #: relative tolerance on an episode's return for "the paths gave the same return on this seed"
 RETURN_RTOL = 1e-4

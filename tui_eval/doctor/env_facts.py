@@ -7,7 +7,6 @@ does not expose is left out, never guessed.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 
@@ -27,13 +26,3 @@ def physics_facts(env: Any) -> dict[str, Any]:
     if reward_range is not None:
         facts["reward range"] = str(tuple(reward_range))
     return facts
-
-
-def vecenv_source(path: Any, owner: Any) -> tuple[Any, Any] | None:
-    """(make_env, recipe) for a path over Gymnasium worlds (rsl_rl's GymVecEnv): its first world, as it is."""
-    envs = getattr(getattr(path, "env", None), "envs", None)
-    if not envs:
-        return None
-    recipe = SimpleNamespace(name=getattr(owner, "env_id", None) or "?", env_config=getattr(owner, "env_config", {}))
-    world = envs[0]
-    return (lambda: world), recipe

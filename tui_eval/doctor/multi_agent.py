@@ -31,7 +31,8 @@ from tui_eval.doctor.multi_agent_replay import (
     replay_multi_agent,
 )
 from tui_eval.doctor.replay import Divergence
-from tui_eval.doctor.static_diff import compare, connector_states, env_facts, find_live, weight_diff
+from tui_eval.doctor.static_diff import compare, env_facts, weight_diff
+from tui_eval.paths.rllib_parts import connector_states, find_live
 
 SKIPPED = ("single-agent probes (observation normalizer, observation order, float precision, train mode, "
            "unsquash, state reset every step) are skipped for multi-agent checkpoints: they replay one module's "

@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.doctor.replay import OneSeed, close
+from tui_eval.doctor.replay import close
 from tui_eval.integrations.rllib.paths.multi_agent_record import module_returns
+from tui_eval.paths.rerun import OneSeed
 
 #: the most agent-to-module mappings the probe replays (modules ** agents)
 MAX_MAPPINGS = 64

@@ -7,9 +7,10 @@ from typing import Any
 
 from tui_eval.doctor.findings import Finding
 from tui_eval.doctor.probes import run_probes
-from tui_eval.doctor.replay import Divergence, Trace
-from tui_eval.doctor.sides import Side, build_side
+from tui_eval.doctor.replay import Divergence
+from tui_eval.doctor.sides import build_side
 from tui_eval.doctor.static_diff import Probe
+from tui_eval.paths.rerun import Side, Trace
 
 #: a finding with a proof ranks above any finding read from settings alone
 PROVEN = 200

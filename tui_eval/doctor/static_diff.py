@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from tui_eval.doctor.acting import idle_weights
 from tui_eval.doctor.env_facts import physics_facts
-from tui_eval.integrations.rllib.doctor import connector_states
+from tui_eval.paths.rllib_parts import connector_states
 
 #: facts compared across paths, in the order they are shown
 FACT_ORDER = ("explore", "action distribution", "normalize_actions", "clip_actions", "env id", "env_config",
@@ -39,95 +40,32 @@ class Probe:
     make_env: Callable[[], Any] | None = None
     recipe: Any = None
     config: Any = None  # an AlgorithmConfig as the path's runner holds it
-    custom: Any = None  # a CustomPath
     checkpoint: Any = None  # the checkpoint directory this path restored
     path: Any = None  # the built path itself
     notes: list[str] = field(default_factory=list)
 
 
 def probe(path, kind) -> Probe:
-    """The live pieces of a built path."""
-    from tui_eval.paths.custom import CustomPath
-
+    """The live pieces of a built path, as it offers them (`InferencePath.live_parts`)."""
     owner = getattr(path, "vs_kind", None) or kind
     base = getattr(path, "vs_base", None) or type(path).__name__
-    p = Probe(name=path.name, explore=getattr(path, "explore", None), checkpoint=getattr(owner, "checkpoint", None),
-              path=path)
-    cls = type(path).__name__
-    parts = None if isinstance(path, CustomPath) else path.live_parts()
-    if isinstance(path, CustomPath):
-        p.kind, p.custom, p.make_env = "custom", path, _unwrapped_factory(path)
-        found = find_live(path.target)
-        p.module, p.env_to_module, p.module_to_env = found["module"], found["env_to_module"], found["module_to_env"]
-        p.recipe = getattr(owner, "env", None)  # a `--path` loop on the second env: that env's recipe
-        if p.module is None:
-            p.notes.append("no RLModule found inside the custom path's object: weights not compared")
-    elif parts is not None:
-        p.kind, p.module, p.env_to_module, p.module_to_env = parts.label, parts.module, parts.env_to_module, \
-            parts.module_to_env
-        p.make_env, p.recipe, p.config = parts.make_env, parts.recipe, parts.config
-        if parts.explore is not None:
-            p.explore = parts.explore
-    else:
-        from tui_eval.doctor.env_facts import vecenv_source
-
+    p = Probe(name=path.name, explore=path.explore, checkpoint=getattr(owner, "checkpoint", None), path=path)
+    parts = path.live_parts()
+    if parts is None:
         p.kind = "other"
-        p.make_env, p.recipe = vecenv_source(path, owner) or (None, None)
-        if not hasattr(getattr(path, "env", None), "state"):
-            p.notes.append(f"{cls} ({base}): only its episodes are compared")
+        p.notes.append(f"{type(path).__name__} ({base}): only its episodes are compared")
+        return p
+    p.kind, p.module, p.env_to_module, p.module_to_env = parts.label, parts.module, parts.env_to_module, \
+        parts.module_to_env
+    p.make_env, p.recipe, p.config = parts.make_env, parts.recipe, parts.config
+    if parts.explore is not None:
+        p.explore = parts.explore
+    if p.recipe is None:  # a `--path` loop (on the second env too) or a vector env's world: the kind's recipe
+        p.recipe = getattr(owner, "env", None) or SimpleNamespace(name=getattr(owner, "env_id", None) or "?",
+                                                                   env_config=getattr(owner, "env_config", {}))
+    if p.kind == "custom" and p.module is None:
+        p.notes.append("no RLModule found inside the custom path's object: weights not compared")
     return p
-
-
-def _unwrapped_factory(path) -> Callable[[], Any]:
-    inner = path.guarded.env
-    return lambda: inner
-
-
-def find_live(target: Any, depth: int = 3) -> dict[str, Any]:
-    """An RLModule and connector pipelines reachable from the user's object (attributes, closures)."""
-    found: dict[str, Any] = {"module": None, "env_to_module": None, "module_to_env": None}
-    try:
-        from ray.rllib.connectors.env_to_module import EnvToModulePipeline
-        from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline
-        from ray.rllib.core.rl_module.rl_module import RLModule
-    except ImportError:
-        return found
-    seen: set[int] = set()
-
-    def visit(obj: Any, level: int) -> None:
-        if obj is None or id(obj) in seen or level > depth:
-            return
-        seen.add(id(obj))
-        if isinstance(obj, RLModule):
-            found["module"] = found["module"] or obj
-            return
-        if isinstance(obj, EnvToModulePipeline):
-            found["env_to_module"] = found["env_to_module"] or obj
-            return
-        if isinstance(obj, ModuleToEnvPipeline):
-            found["module_to_env"] = found["module_to_env"] or obj
-            return
-        children: list[Any] = []
-        for cell in getattr(obj, "__closure__", None) or ():
-            try:
-                children.append(cell.cell_contents)
-            except ValueError:
-                pass
-        if hasattr(obj, "__self__"):
-            children.append(obj.__self__)
-        if hasattr(obj, "__dict__") and not isinstance(obj, type):
-            children.extend(v for v in vars(obj).values())
-        if isinstance(obj, (list, tuple)):
-            children.extend(obj)
-        if isinstance(obj, dict):
-            children.extend(obj.values())
-        for child in children:
-            if isinstance(child, (str, bytes, int, float, bool, np.ndarray)):
-                continue
-            visit(child, level + 1)
-
-    visit(target, 0)
-    return found
 
 
 # ---------------------------------------------------------------------------------------------- facts

@@ -18,7 +18,7 @@ from typing import Any
 
 from tui_eval import global_rng
 from tui_eval.doctor.replay import close
-from tui_eval.doctor.sides import Side, run_policy
+from tui_eval.paths.rerun import Side, run_policy
 
 #: facts a path's copy can take from another path
 SWAPPABLE = ("normalize_actions", "clip_actions", "connector state", "weights")
@@ -151,5 +151,5 @@ def settle(sides: Any, differ: dict[str, dict[str, Any]], seed: int | None) -> t
         if moved:
             acting[fact] = f"counterfactual: {moved[0].text()}"
         elif all(s is not None for s in swaps):
-            inert[fact] = f"{'; '.join(s.text() for s in swaps)} of seed {seed}"
+            inert[fact] = f"{'; '.join(s.text() for s in swaps if s is not None)} of seed {seed}"
     return inert, acting

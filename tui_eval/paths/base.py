@@ -5,10 +5,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_eval.feed import SeedFeed
 from tui_eval.spec import EpisodeRecord
+
+if TYPE_CHECKING:
+    from tui_eval.paths.rerun import Side, Trace
 
 Emit = Callable[[EpisodeRecord], None]
 
@@ -18,7 +21,7 @@ class LiveParts:
     """What a built path uses, as the doctor reads it (tui_eval/doctor/static_diff.py); None: unknown, not
     compared."""
 
-    label: str = "other"  # "connectors", "evaluate", "custom", "other"
+    label: str = "other"  # "connectors", "evaluate", "custom", "rsl", "other"
     module: Any = None  # the policy network (an RLModule, a torch module)
     env_to_module: Any = None  # connector pipelines, when the path has them
     module_to_env: Any = None
@@ -68,6 +71,15 @@ class InferencePath(ABC):
 
     def live_parts(self) -> LiveParts | None:
         """What the doctor can read of this path's live pieces; None: only its episodes are compared."""
+        return None
+
+    def replay(self, seed: int) -> Trace | None:
+        """One episode on `seed` with every stage this path can show recorded (tui_eval/paths/rerun.py), for
+        the doctor; None: it compares only this path's episodes."""
+        return None
+
+    def rerun(self, trace: Trace) -> Side | None:
+        """What the doctor's probes may run again of this path, given its replay `trace`; None: nothing."""
         return None
 
     def hold(self) -> None:

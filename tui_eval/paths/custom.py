@@ -31,7 +31,8 @@ import gymnasium as gym
 from tui_eval.envs import INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.errors import first_line
 from tui_eval.feed import FeedRelay, Seed, SeedFeed
-from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.paths.base import Emit, InferencePath, LiveParts
+from tui_eval.paths.rerun import Side, Trace
 from tui_eval.spec import BadInput, EpisodeRecord
 
 
@@ -185,6 +186,25 @@ class CustomPath(InferencePath):
                                ret=rec.ret, length=rec.length, success=info.get(SUCCESS_KEY),
                                invalid=reason is not None, reason=reason,
                                wall_s=time.perf_counter() - started, explore=self.explore))
+
+    def live_parts(self) -> LiveParts:
+        """The RLlib module and pipelines found inside the user's object; the path's own env, as it is."""
+        from tui_eval.paths.rllib_parts import find_live
+
+        found = find_live(self.target)
+        inner = self.guarded.env
+        return LiveParts("custom", found["module"], found["env_to_module"], found["module_to_env"],
+                         make_env=lambda: inner, explore=self.explore)
+
+    def replay(self, seed: int) -> Trace:
+        from tui_eval.paths.custom_rerun import replay_custom
+
+        return replay_custom(self, seed)
+
+    def rerun(self, trace: Trace) -> Side:
+        from tui_eval.paths.custom_rerun import custom_side
+
+        return custom_side(self, trace)
 
     def close(self) -> None:
         self.env.close()

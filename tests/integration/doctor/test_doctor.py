@@ -16,7 +16,7 @@ from tests.support.engines import plan_for
 from tests.support.jobs import DOCTOR
 from tui_eval.cli import main
 from tui_eval.doctor import diagnose_plan
-from tui_eval.doctor.replay import STAGES
+from tui_eval.paths.rerun import STAGES
 
 LOOPS = SUPPORT / "doctor_loops.py"
 

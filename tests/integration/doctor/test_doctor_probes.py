@@ -218,8 +218,9 @@ def test_an_rllib_lstm_path_reruns_its_own_episode_step_by_step(connector_zoo, t
     """The doctor's stepper for a built-in recurrent path (its module's state carried in an episode of its own)
     gives back the actions the path's replay sent, step by step, from the episode's start or after its history."""
     from tui_eval.doctor.replay import replay
-    from tui_eval.doctor.sides import build_side, run_policy
+    from tui_eval.doctor.sides import build_side
     from tui_eval.doctor.static_diff import probe
+    from tui_eval.paths.rerun import run_policy
     from tui_eval.session import start_engine
 
     plan = plan_for(connector_zoo / "lstm", "--episodes", "1", "--paths", "connectors", log=tmp_path / "run.sqlite")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tui_eval.doctor.probes import actions, connectors, modes, normalizer, observations, recurrent
 from tui_eval.doctor.probes.base import Case, Counterfactual
-from tui_eval.doctor.sides import Side
+from tui_eval.paths.rerun import Side
 
 PROBES: tuple[Counterfactual, ...] = (
     modes.TRAIN_MODE,  # dropout also makes a policy's answers vary: it comes before sampling

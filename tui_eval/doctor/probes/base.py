@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.doctor.sides import Side, run_policy
+from tui_eval.paths.rerun import Side, run_policy
 
 #: agreement after a probe's transform ("equals ... to 1e-5"), as the replay's tolerance
 ATOL = 1e-5

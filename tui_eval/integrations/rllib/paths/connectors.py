@@ -15,12 +15,13 @@ from tui_eval.integrations.rllib.paths.env import EnvRecipe
 from tui_eval.integrations.rllib.paths.fused import FusedPipelines, why_not_fusable
 from tui_eval.integrations.rllib.paths.fused_m2e import FusedModuleToEnv, why_not_fusable_module_to_env
 from tui_eval.integrations.rllib.paths.layout import connector_dir, module_dir
+from tui_eval.integrations.rllib.paths.rerun import RllibRerun
 from tui_eval.integrations.rllib.paths.runner_loop import RunnerLoop
 from tui_eval.paths.base import Emit, InferencePath, LiveParts
 from tui_eval.spec import EpisodeRecord
 
 
-class RllibConnectorsPath(InferencePath):
+class RllibConnectorsPath(RllibRerun, InferencePath):
     name = "connectors"
 
     def __init__(self, *, checkpoint: Path, module_id: str, recipe: EnvRecipe, num_envs: int, device: str,

@@ -35,6 +35,7 @@ from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
 from tui_eval.integrations.rllib.paths.eval_runners import RunnerWatch
 from tui_eval.integrations.rllib.paths.filters import freeze_runner_filters
+from tui_eval.integrations.rllib.paths.rerun import RllibRerun
 from tui_eval.integrations.rllib.paths.seed_dispenser import DispenserFeed, DispenserPump
 from tui_eval.local_ray import ensure_ray
 from tui_eval.paths.activity import envs_activity
@@ -93,7 +94,7 @@ def log_episode(*, episode, metrics_logger, prev_episode_chunks=(), **kwargs) ->
     metrics_logger.log_value(METRIC, item, reduce="item_series")
 
 
-class RllibEvaluatePath(InferencePath):
+class RllibEvaluatePath(RllibRerun, InferencePath):
     name = "evaluate"
     #: the Tune name its evaluation env is registered under, the creator, the on_episode_end callback that
     #: reports episodes, and settings of the evaluation config besides tui-eval's own (a multi-agent

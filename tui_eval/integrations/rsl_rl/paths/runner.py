@@ -29,6 +29,7 @@ from tui_eval.feed import SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import IDLE, LIVE, EvalVecEnv
 from tui_eval.integrations.rsl_rl.paths.load_error import summarise_load_error
 from tui_eval.integrations.rsl_rl.paths.model import finalise_obs_groups, quiet
+from tui_eval.integrations.rsl_rl.paths.rerun import RslRerun
 from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.spec import BadInput, EpisodeRecord
 
@@ -68,7 +69,7 @@ def _failed_role(runner, checkpoint: Path) -> str:
     return "critic"
 
 
-class RslLoopPath(InferencePath):
+class RslLoopPath(RslRerun, InferencePath):
     """Steps an EvalVecEnv with one batched policy call per step and emits a record per finished episode."""
 
     env: EvalVecEnv

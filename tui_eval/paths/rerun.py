@@ -1,0 +1,143 @@
+"""What a path offers the doctor: a replay of one seed (`Trace`) and what can be run again of it (`Side`).
+
+A path's `replay(seed)` plays one episode on `seed` and records, per step, the stages it can show: `obs` (from
+the env), `env_to_module` (what the policy network sees), `module_out` (its output: action distribution inputs),
+`action` (as the policy gave it) and `action_for_env` (what the env was sent). A path's `rerun(trace)` gives the
+parts the doctor's counterfactual probes run again, on copies (the built path is left as it was):
+
+- `stepper()`: a copy of the policy as it stood at the start of the replayed episode (an object with
+  `reset()` and `act(obs)`, `obs` as the env gave it, returning the action the path sends to the env);
+- `fresh()`: the policy built afresh (a `--path` factory called again);
+- `head(z)`: the action from an already normalized observation (the `env_to_module` stage);
+- `logits(z)`: the network's output (`module_out`) from the `env_to_module` stage;
+- `stats`: the observation normalizer's (mean, std), where the path exposes one;
+- `variant(change)`: like `stepper`, on copies of the policy's RLlib parts (module, env-to-module and
+  module-to-env pipelines) that `change` may alter first (the doctor puts another path's setting in); `parts`
+  are the live ones, read only.
+
+A library's paths implement both in its own package; the doctor calls them through `InferencePath` alone.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+STAGES = ("obs", "env_to_module", "module_out", "action", "action_for_env")
+
+
+@dataclass
+class Trace:
+    path: str
+    stages: dict[str, list[Any]] = field(default_factory=dict)  # stage -> value per step
+    ret: float = 0.0
+    length: int = 0
+    end: str = ""  # "terminated" | "truncated" | "invalid: ..." | ""
+    note: str = ""
+    snapshot: Any = None  # an act-form custom policy as it stood before the episode (a deep copy)
+    #: the observations as the env gave them where they are not one array (a Dict): what a policy is fed again
+    inputs: list[Any] | None = None
+
+    @property
+    def env_actions(self) -> list[Any]:
+        return self.stages.get("action_for_env", [])
+
+    def keep_input(self, obs: Any) -> None:
+        """Record `obs` as the env gave it (only a Dict observation needs it: its `obs` stage is flattened)."""
+        if isinstance(obs, dict):
+            self.inputs = self.inputs if self.inputs is not None else []
+            self.inputs.append(copy.deepcopy(obs))
+
+
+class Stateless:
+    """A pure policy function as a stepper."""
+
+    def __init__(self, fn: Callable[[Any], np.ndarray]):
+        self.fn = fn
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, obs: Any) -> np.ndarray:
+        return self.fn(obs)
+
+
+@dataclass
+class Side:
+    name: str
+    trace: Trace
+    explore: bool | None = None
+    stateless: bool = False  # the stepper's action depends on the current input only
+    stepper: Callable[[], Any] | None = None
+    fresh: Callable[[], Any] | None = None
+    head: Callable[[np.ndarray], np.ndarray] | None = None
+    logits: Callable[[np.ndarray], np.ndarray] | None = None
+    stats: tuple[np.ndarray, np.ndarray] | None = None
+    action_space: Any = None
+    variant: Callable[[Callable[[Any, Any, Any], None]], Callable[[], Any]] | None = None
+    parts: tuple[Any, Any, Any] = (None, None, None)
+    notes: list[str] = field(default_factory=list)
+
+    def stage(self, name: str, t: int) -> np.ndarray | None:
+        values = self.trace.stages.get(name, [])
+        return np.asarray(values[t]) if t < len(values) else None
+
+    def steps(self, name: str) -> list[Any]:
+        return self.trace.stages.get(name, [])
+
+    def inputs(self) -> list[Any]:
+        """The observations to feed the policy again: as the env gave them (a Dict stays a Dict)."""
+        return self.trace.inputs if self.trace.inputs is not None else self.steps("obs")
+
+
+def run_policy(make: Callable[[], Any], history: Sequence[Any], window: Sequence[Any],
+               mutate: Callable[[Any], None] | None = None, reset_each_step: bool = False) -> list[np.ndarray]:
+    """A new stepper from `make`, fed `history` (its episode so far), then the actions it gives on `window`."""
+    import torch
+
+    stepper = make()
+    if mutate is not None:
+        mutate(stepper)
+    with torch.no_grad():
+        if hasattr(stepper, "reset"):
+            stepper.reset()
+        for obs in history:
+            stepper.act(obs)
+        out = []
+        for obs in window:
+            if reset_each_step and hasattr(stepper, "reset"):
+                stepper.reset()
+            out.append(np.asarray(stepper.act(obs)))
+    return out
+
+
+class OneSeed:
+    """A SeedFeed handing out one seed (nobody watches its steps)."""
+
+    cancelled = False
+    heartbeat = None
+
+    def __init__(self, seed: int):
+        self.left = [(seed, 0)]
+
+    def take(self):
+        return self.left.pop() if self.left else None
+
+
+def first_row(batch: Any) -> Any:
+    """Row 0 of a batch, also of a Dict observation's batch (one array per key)."""
+    if isinstance(batch, dict):
+        return {k: first_row(v) for k, v in batch.items()}
+    return batch[0]
+
+
+def flat(value: Any) -> np.ndarray:
+    """An observation as one array (a Dict observation's parts, e.g. an action mask and the observation, in key
+    order), copied: what the replay's stages compare."""
+    if isinstance(value, dict):
+        return np.concatenate([flat(value[k]).reshape(-1).astype(float) for k in sorted(value)])
+    return np.array(value, copy=True)
