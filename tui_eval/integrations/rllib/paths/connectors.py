@@ -3,11 +3,10 @@ a vector env the way RLlib's SingleAgentEnvRunner does (no ray.init, no Algorith
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
-from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
+from tui_eval.envs import GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.paths import filters as rllib_filters
 from tui_eval.integrations.rllib.paths.batched_e2m import BatchedEnvToModule, stock_tail_start
@@ -18,6 +17,7 @@ from tui_eval.integrations.rllib.paths.layout import connector_dir, module_dir
 from tui_eval.integrations.rllib.paths.rerun import RllibRerun
 from tui_eval.integrations.rllib.paths.runner_loop import RunnerLoop
 from tui_eval.paths.base import Emit, InferencePath, LiveParts
+from tui_eval.paths.vector_loop import play_vector, record_of
 from tui_eval.spec import EpisodeRecord
 
 
@@ -97,34 +97,15 @@ num_envs, wrappers=[lambda env: GuardedEnv(
 
     def _run_fused(self, feed: SeedFeed, emit: Emit) -> None:
         """The env loop of SingleAgentEnvRunner with the stock pipelines' effect applied per batch."""
-        n = self.num_envs
-        returns, lengths = [0.0] * n, [0] * n
-        started, idle, resetting = [time.perf_counter()] * n, [False] * n, [False] * n
-        obs, infos = self.env.reset()
-        for i in range(n):
-            idle[i] = IDLE_KEY in infos[i]
         fused = self.fused
         assert fused is not None
         fused.reset_state()
-        while not all(idle) and not feed.cancelled:
-            _, actions_for_env = fused(obs, self.explore, self._t)
-            obs, rewards, terminateds, truncateds, infos = self.env.step(actions_for_env)
-            self._t += n
-            now = time.perf_counter()
-            fused.reset_state([i for i in range(n) if resetting[i]])  # their obs is a reset's
-            for i in range(n):
-                if IDLE_KEY in infos[i]:  # an idle env that ends was handed a seed: its next step is a reset
-                    resetting[i] = bool(terminateds[i])
-                    idle[i] = not resetting[i]
-                elif resetting[i]:  # the step after a done is the sub-env's reset (NEXT_STEP)
-                    resetting[i], idle[i] = False, False
-                    returns[i], lengths[i], started[i] = 0.0, 0, now
-                elif not idle[i]:
-                    returns[i] += float(rewards[i])
-                    lengths[i] += 1
-                    if terminateds[i] or truncateds[i]:
-                        emit(self._record_from(returns[i], lengths[i], infos[i], now - started[i]))
-                        resetting[i] = True
+
+        def act(obs: Any) -> Any:
+            return fused(obs, self.explore, self._t)[1]
+
+        steps = play_vector(self.env, act, feed, emit, self._record_from, on_reset=fused.reset_state)
+        self._t += steps * self.num_envs
 
     def _run_generic(self, feed: SeedFeed, emit: Emit) -> None:
         """SingleAgentEnvRunner's env loop, with both connector pipelines called on every step."""
@@ -140,10 +121,7 @@ num_envs, wrappers=[lambda env: GuardedEnv(
         return self._record_from(float(episode.get_return()), len(episode), last_info, wall_s)
 
     def _record_from(self, ret: float, length: int, last_info: dict[str, Any], wall_s: float) -> EpisodeRecord:
-        reason = last_info.get(INVALID_KEY)
-        return EpisodeRecord(path=self.name, seed=int(last_info[SEED_KEY]), block=int(last_info[BLOCK_KEY]),
-                             ret=ret, length=length, success=last_info.get(SUCCESS_KEY),
-                             invalid=reason is not None, reason=reason, wall_s=wall_s, explore=self.explore)
+        return record_of(self.name, self.explore, ret, length, last_info, wall_s)
 
     def close(self) -> None:
         self.env.close()

@@ -1,0 +1,10 @@
+"""A checkpoint kind defined in the tests alone, over a tiny library of its own ("toy"): its checkpoint is a
+`*.toy.json` file holding a linear policy for a registered Gymnasium env. It registers with tui-eval's one
+registry (`TUI_EVAL_KINDS=tests.support.toy_kind:PLUGIN`) and changes nothing outside this package: its kind
+(`kind.py`) declares two paths (`paths.py`), which step tui-eval's shared vector-env loop and replay and rerun
+themselves for the doctor."""
+
+from tui_eval.integrations.base import KindPlugin
+
+PLUGIN = KindPlugin(name="toy", kind="tests.support.toy_kind.kind:ToyKind", opens="a toy policy file (*.toy.json)",
+                    distributions=("numpy",), order=5)
