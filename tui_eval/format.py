@@ -8,6 +8,7 @@ from typing import Any
 from tui_eval.decide import decision_line
 from tui_eval.module_summary import TEAM
 from tui_eval.stats import ComparisonSummary, returns_identical
+from tui_eval.stats.declared import Cell, declared
 from tui_eval.void import VOID, void_line
 
 
@@ -214,17 +215,28 @@ def ended_by(terminations: dict[str, int] | None, shown: int = 2) -> str:
     return " · ".join(parts)
 
 
+def cell_text(cell: Cell, value: Any, entry: dict[str, Any]) -> str:
+    """A declared statistic's value as a view shows it (tui_eval/stats/declared.py)."""
+    if cell.show == "interval":
+        return interval(value, cell.digits)
+    if cell.show == "percent":
+        return percent(value, entry.get(cell.with_key) if cell.with_key else None)
+    if cell.show == "with":
+        return f"{num(value, cell.digits)}  {interval(entry.get(cell.with_key or ''), cell.digits)}"
+    return num(value, cell.digits)
+
+
 def summary_table(summary: dict[str, Any]) -> str:
-    header = ["path", "episodes", "explore", "mean", "95% CI", "anytime 95%", "IQM", "success", "invalid",
-              "mean len", "ep/s", "steps/s"]
+    columns = [stat for stat in declared() if stat.table is not None]
+    header = ["path", "episodes", "explore", *(stat.table.header for stat in columns if stat.table), "ep/s",
+              "steps/s"]
     named = any(p.get("terminations") for _, p in path_rows(summary["paths"]))
     if named:
         header.append("ended by")
     rows = []
     for name, p in path_rows(summary["paths"]):
-        rows.append([name, num(p["episodes"]), on_off(p["explore"]), num(p["mean"], 2), interval(p["ci95"], 2),
-                     interval(p["cs95"], 2), num(p["iqm"], 2), percent(p["success_rate"], p["success_ci95"]),
-                     num(p["invalid"]), num(p["mean_length"]), num(p["episodes_per_s"]),
+        cells = [cell_text(stat.table, p.get(stat.key), p) for stat in columns if stat.table]
+        rows.append([name, num(p["episodes"]), on_off(p["explore"]), *cells, num(p["episodes_per_s"]),
                      num(p["env_steps_per_s"], 0)] + ([ended_by(p.get("terminations"))] if named else []))
     text = table(rows, header)
     bounded = [p for _, p in path_rows(summary["paths"]) if p.get("return_bounds")]

@@ -18,9 +18,14 @@ import dataclasses
 from collections.abc import Callable
 
 from tui_eval.spec import EpisodeRecord
+from tui_eval.stats.declared import declared
 
 TEAM = "team"
-PATH_KEYS = ("episodes", "mean", "std", "ci95", "cs95", "iqm", "invalid")
+
+
+def path_keys() -> tuple[str, ...]:
+    """The statistics a module's path entry holds (declared `per_module`)."""
+    return tuple(stat.key for stat in declared() if stat.per_module)
 
 
 def module_ids(records: list[EpisodeRecord]) -> list[str]:

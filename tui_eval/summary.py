@@ -8,9 +8,10 @@ from typing import Any
 
 from tui_eval.decide import decision_summary
 from tui_eval.format import comparison_reason
-from tui_eval.module_summary import PATH_KEYS, TEAM, agent_steps, module_ids, module_view, team_record
+from tui_eval.module_summary import TEAM, agent_steps, module_ids, module_view, path_keys, team_record
 from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, ExactProof, RunStats
+from tui_eval.stats.declared import declared
 from tui_eval.stats.episode_terms import term_differences
 from tui_eval.void import void_reason, voided
 
@@ -54,13 +55,11 @@ def comparison_json(comparison: ComparisonSummary | None) -> dict[str, Any] | No
 
 
 def _path_entry(s: dict[str, Any], explore: Any, eps_s: Any, steps_s: Any) -> dict[str, Any]:
-    """One path's (or one explore setting's) entry of the summary's ``paths``."""
+    """One path's (or one explore setting's) entry of the summary's ``paths``: every declared statistic
+    (tui_eval/stats/declared.py), how its intervals were made, and the path's throughput."""
     return {
-        "episodes": s["episodes"], "explore": explore, "mean": s["mean"], "std": s["std"],
-        "ci95": s["ci95"], "cs95": s["cs95"], "cs_method": s["cs_method"], "iqm": s["iqm"],
-        "iqm_ci95": s["iqm_ci95"], "success_rate": s["success_rate"], "success_ci95": s["success_ci95"],
-        "success_cs95": s["success_cs95"], "invalid": s["invalid"], "invalid_ci95": s["invalid_ci95"],
-        "mean_length": s["mean_length"], "episodes_per_s": eps_s, "env_steps_per_s": steps_s,
+        "episodes": s["episodes"], "explore": explore, **{stat.key: s.get(stat.key) for stat in declared()},
+        "cs_method": s["cs_method"], "episodes_per_s": eps_s, "env_steps_per_s": steps_s,
         "return_bounds": s.get("return_bounds"), "bounds_source": s.get("bounds_source"),
         **{key: s[key] for key in ("terminations", "reward_terms") if key in s},
     }
@@ -122,7 +121,7 @@ def _module_part(meta: dict[str, Any], records: list[EpisodeRecord], project: Ca
     paths = {}
     for name, path_stats in stats.paths.items():
         s = path_stats.summary()
-        paths[name] = {**{k: s.get(k) for k in PATH_KEYS}, "mean_agent_steps": agent_steps(records, name, module)}
+        paths[name] = {**{k: s.get(k) for k in path_keys()}, "mean_agent_steps": agent_steps(records, name, module)}
     compared = comparison_json(stats.comparison_summary())
     return {"paths": paths, "comparison": voided(compared, void) if void else compared}
 

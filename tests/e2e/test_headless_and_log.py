@@ -11,10 +11,10 @@ import sys
 
 from tests.support.cli_jobs import DEFAULT_SUMMARY, result_of
 from tests.support.common import CARTPOLE, ROOT, cli, wait_until
+from tui_eval.stats.declared import declared
 from tui_eval.store import RunLog
 
-PATH_KEYS = {"episodes", "explore", "mean", "ci95", "cs95", "iqm", "iqm_ci95", "success_rate", "success_ci95",
-             "invalid", "mean_length", "episodes_per_s", "env_steps_per_s"}
+PATH_KEYS = {stat.key for stat in declared()} | {"explore", "episodes_per_s", "env_steps_per_s"}
 
 
 def _count(log_path) -> int:

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from tests.support.engines import plan_for
+from tests.support.toy_kind import save
 from tui_eval.cli import main
 from tui_eval.doctor.core import diagnose_plan
 
@@ -19,7 +20,7 @@ BALANCING = [[0, 0, -1, -1], [0, 0, 1, 1]]  # push toward where the pole falls: 
 def toy(tmp_path, monkeypatch):
     monkeypatch.setenv("TUI_EVAL_KINDS", "tests.support.toy_kind:PLUGIN")
     checkpoint = tmp_path / "cart.toy.json"
-    checkpoint.write_text(json.dumps({"env": "CartPole-v1", "weights": BALANCING}))
+    save(checkpoint, "CartPole-v1", BALANCING)
     return checkpoint
 
 
@@ -44,7 +45,7 @@ def test_a_kind_of_the_tests_is_listed_by_help_and_named_in_bad_input(toy, tmp_p
 
 def test_the_doctor_replays_a_kind_of_the_tests_through_its_paths_own_replay(toy, tmp_path):
     other = tmp_path / "other.toy.json"
-    other.write_text(json.dumps({"env": "CartPole-v1", "weights": [[0, 0, 1, 1], [0, 0, -1, -1]]}))
+    save(other, "CartPole-v1", [[0, 0, 1, 1], [0, 0, -1, -1]])
     d = diagnose_plan(plan_for(toy, "--episodes", "2", "--vs", str(other), log=tmp_path / "run.sqlite"))
     assert d.paths == ["float32", "vs"]
     assert set(d.replay["paths"]["vs"]["stages"]) == {"obs", "module_out", "action", "action_for_env"}

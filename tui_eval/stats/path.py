@@ -18,9 +18,10 @@ from tui_eval.spec import EpisodeRecord
 
 from .betting import BettingState
 from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, intersect
+from .declared import Shared, declared
 from .episode_terms import TermTally
 from .guards import KISH_PSEUDO_BOUNDED, guarded_asymptotic_cs_from_moments
-from .intervals import iqm_bootstrap_ci, iqm_fast, t_interval_from_moments, wilson_interval
+from .intervals import iqm_bootstrap_ci, iqm_fast, wilson_interval
 from .sequences import PrPlEB, beta_mixture_cs_scalar, normal_mixture_cs_from_mean
 from .tail_guard import tail_guarded_cs_from_moments
 
@@ -343,42 +344,30 @@ class PathStats:
             return None, None, None
         return k / n, _pair(wilson_interval(k, n, self.alpha)), _pair(beta_mixture_cs_scalar(k, n, self.alpha))
 
-    def summary(self) -> dict[str, Any]:
-        """All numbers of this path as a JSON-serialisable dict (None where undefined).
+    @property
+    def minimum(self) -> float:
+        return self._min
 
-        The "95" in the `*ci95` / `*cs95` keys is the public JSON's name for the default level: every
-        interval is at 1 - `self.alpha`, and alpha is a parameter (0.05 unless given)."""
-        n = self.n
-        var = self.var
-        cs, cs_method = self.cs()
-        iqm, iqm_ci = self._iqm_summary()
-        if self.has_success:
-            success_rate, success_ci, success_cs = self._rate(self.successes)
-        else:
-            success_rate = success_ci = success_cs = None
-        invalid_rate, invalid_ci, invalid_cs = self._rate(self.invalid)
+    @property
+    def maximum(self) -> float:
+        return self._max
+
+    @property
+    def mean_length(self) -> float | None:
+        return self._len_sum / self.n if self.n else None
+
+    def summary(self) -> dict[str, Any]:
+        """Every declared statistic of this path (tui_eval/stats/declared.py), None where undefined, with how
+        its intervals were made, as a JSON-serialisable dict."""
+        cs = self.cs()
+        shared = Shared(self.n, self.var, cs, self._iqm_summary(),
+                        self._rate(self.successes) if self.has_success else (None, None, None),
+                        self._rate(self.invalid))
         return {
-            "episodes": self.episodes,
-            "valid": n,
-            "mean": self._mean if n else None,
-            "std": math.sqrt(max(var, 0.0)) if n > 1 else None,
-            "min": self._min if n else None,
-            "max": self._max if n else None,
-            "ci95": _pair(t_interval_from_moments(n, self._mean, var, self.alpha)),
-            "cs95": _pair(cs),
-            "cs_method": cs_method,
+            **{stat.key: stat.compute(self, shared) for stat in declared()},
+            "cs_method": cs[1],
             "return_bounds": list(self.return_bounds) if self.return_bounds is not None else None,
             "bounds_source": self.bounds_source,
-            "iqm": iqm,
-            "iqm_ci95": iqm_ci,
-            "success_rate": success_rate,
-            "success_ci95": success_ci,
-            "success_cs95": success_cs,
-            "invalid": self.invalid,
-            "invalid_rate": invalid_rate,
-            "invalid_ci95": invalid_ci,
-            "invalid_cs95": invalid_cs,
             "rate_cs_method": BETA_MIXTURE_CS,
-            "mean_length": self._len_sum / n if n else None,
             **self.terms.summary(),
         }

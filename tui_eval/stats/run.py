@@ -21,16 +21,11 @@ from tui_eval.spec import EpisodeRecord
 
 from .compare import Comparison
 from .comparison_summary import ComparisonSummary
+from .declared import not_pooled
 from .exact_proof import ExactProof
 from .path import PathStats, ReturnBounds
 
 __all__ = ["PathGroup", "RunStats", "explore_label"]
-
-# summary keys that are statistics of returns or rates (not counts): not pooled across settings. The "95"
-# names the public JSON keys; the level of each interval is 1 - alpha, a parameter of the statistics.
-_STAT_KEYS = ("mean", "std", "min", "max", "ci95", "cs95", "iqm", "iqm_ci95", "success_rate", "success_ci95",
-              "success_cs95", "invalid_rate", "invalid_ci95", "invalid_cs95")
-
 
 def explore_label(explore: bool | None) -> str:
     """``on`` / ``off`` / ``unknown``: the key of a setting in ``by_explore``."""
@@ -95,7 +90,7 @@ class PathGroup:
             s["explore"] = next(iter(self.by_explore), None)
             return s
         s = self.all.summary()
-        for key in _STAT_KEYS:
+        for key in not_pooled():
             s[key] = None
         s["explore"] = None
         s["cs_method"] = "explore changed mid-run: statistics per setting in by_explore"

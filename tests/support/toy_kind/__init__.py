@@ -8,3 +8,10 @@ from tui_eval.integrations.base import KindPlugin
 
 PLUGIN = KindPlugin(name="toy", kind="tests.support.toy_kind.kind:ToyKind", opens="a toy policy file (*.toy.json)",
                     distributions=("numpy",), order=5)
+
+
+def save(path, env: str, weights: list[list[float]]) -> None:
+    """Write a toy checkpoint: the library's whole saving code."""
+    import json
+
+    path.write_text(json.dumps({"env": env, "weights": weights}))

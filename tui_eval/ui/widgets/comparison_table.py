@@ -11,26 +11,31 @@ from typing import Any
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.format import ended_by, interval, num, on_off, percent
+from tui_eval.format import cell_text, ended_by, interval, num, on_off
 from tui_eval.stats import ComparisonSummary
+from tui_eval.stats.declared import Cell, declared
 
 from ..snapshot import RunSnapshot
 from .palette import path_style
 
-# (key, header); columns are dropped from the end of DROP_ORDER while the table is wider than the widget
-COLUMNS = (
-    ("path", "path"),
-    ("explore", "explore"),
-    ("episodes", "episodes"),
-    ("mean", "mean [anytime 95%]"),
-    ("iqm", "IQM"),
-    ("success", "success [anytime 95%]"),
-    ("invalid", "invalid"),
-    ("length", "mean len"),
-    ("eps", "ep/s"),
-    ("ended", "ended by"),
-)
-DROP_ORDER = ("ended", "length", "iqm", "eps", "explore")
+# (key, header) around the declared statistics' columns (tui_eval/stats/declared.py); while the table is wider
+# than the widget, columns drop in DROP_ORDER, and declared ones by their `drop` (lower first)
+LEADING = (("path", "path"), ("explore", "explore"), ("episodes", "episodes"))
+TRAILING = (("eps", "ep/s"), ("ended", "ended by"))
+_DROP_RANK = {"ended": 0.0, "eps": 3.0, "explore": 4.0}
+
+
+def columns() -> tuple[tuple[str, str], ...]:
+    """(key, header) of every column, left to right."""
+    stats = tuple((stat.key, stat.app.header) for stat in declared() if stat.app is not None)
+    return LEADING + stats + TRAILING
+
+
+def drop_order() -> tuple[str, ...]:
+    """The columns that may drop, first to go first."""
+    ranks = dict(_DROP_RANK)
+    ranks.update({stat.key: stat.app.drop for stat in declared() if stat.app is not None and stat.app.drop is not None})
+    return tuple(sorted(ranks, key=lambda k: ranks[k]))
 
 
 @dataclass
@@ -53,21 +58,25 @@ def path_cells(name: str, s: dict[str, Any], data: TableData, label: str | None 
                explore: str | None = None) -> dict[str, Text | str]:
     """One row. The explore cell is the setting the row's episodes ran with (the summary's), and the
     path's current setting only before it has any episode; a pending change shows as "off→on"."""
-    invalid = s.get("invalid") or 0
     eps = data.throughput.get(name, (None, None))[0] if label is None else None
     episodes = f"{s.get('episodes', 0):,}" + (f"/{data.target:,}" if data.target and label is None else "")
-    return {
+    cells: dict[str, Text | str] = {
         "path": Text(label or name, style=path_style(data.paths, name)),
         "explore": explore if explore is not None else explore_cell(s, data.explore.get(name)),
         "episodes": episodes,
-        "mean": f"{num(s.get('mean'), 1)}  {interval(s.get('cs95'), 1)}",
-        "iqm": num(s.get("iqm"), 1),
-        "success": percent(s.get("success_rate"), s.get("success_cs95")),
-        "invalid": Text(f"{invalid} ×", style="bold red") if invalid else Text("0", style="dim"),
-        "length": num(s.get("mean_length"), 1),
-        "eps": num(eps, 1) if eps is not None else "—",
-        "ended": ended_by(s.get("terminations"), shown=1),
     }
+    for stat in declared():
+        if stat.app is not None:
+            cells[stat.key] = _cell(stat.app, s.get(stat.key), s)
+    cells["eps"] = num(eps, 1) if eps is not None else "—"
+    cells["ended"] = ended_by(s.get("terminations"), shown=1)
+    return cells
+
+
+def _cell(cell: Cell, value: Any, s: dict[str, Any]) -> Text | str:
+    if cell.show == "alarm":
+        return Text(f"{value} ×", style="bold red") if value else Text("0", style="dim")
+    return cell_text(cell, value, s)
 
 
 def explore_cell(s: dict[str, Any], current: bool | None) -> str:
@@ -93,18 +102,10 @@ def diff_cells(c: ComparisonSummary, label: str | None = None) -> dict[str, Text
         lo_hi = c.success_diff_cs95
         success = f"{100 * c.success_diff:+.0f} pp" + (
             f" [{100 * lo_hi[0]:+.0f}, {100 * lo_hi[1]:+.0f}]" if lo_hi else "")
-    return {
-        "path": Text(label or f"Δ {c.a}−{c.b}", style="bold"),
-        "explore": "",
-        "episodes": f"{c.paired:,} pairs",
-        "mean": f"{num(c.diff_mean, 1)}  {interval(c.diff_cs95, 1)}",
-        "iqm": "",
-        "success": success,
-        "invalid": "",
-        "length": "",
-        "eps": "",
-        "ended": "",
-    }
+    cells: dict[str, Text | str] = {key: "" for key, _ in columns()}
+    cells.update({"path": Text(label or f"Δ {c.a}−{c.b}", style="bold"), "episodes": f"{c.paired:,} pairs",
+                  "mean": f"{num(c.diff_mean, 1)}  {interval(c.diff_cs95, 1)}", "success_rate": success})
+    return cells
 
 
 class ComparisonTable(Widget):
@@ -130,9 +131,9 @@ class ComparisonTable(Widget):
         width = self.size.width or 120
         d = self.data
         has_success = any(d.summaries.get(n, {}).get("success_rate") is not None for n in d.paths)
-        headers = {k: h for k, h in COLUMNS}
+        headers = {k: h for k, h in columns()}
         if not has_success:
-            headers["success"] = "success"
+            headers["success_rate"] = "success"
         rows: list[tuple[dict[str, Text], str]] = []
 
         def texts(cells) -> dict[str, Text]:
@@ -146,11 +147,11 @@ class ComparisonTable(Widget):
             if len(label) > max(12, max(len(n) for n in d.paths)) and width < 110:
                 label = "Δ difference"
             rows.append((texts(diff_cells(c, label)), "on #262626"))
-        keys = [k for k, _ in COLUMNS]
+        keys = [k for k, _ in columns()]
         if not any(d.summaries.get(n, {}).get("terminations") for n in d.paths):
             keys.remove("ended")  # the env names no termination terms
         widths = {k: max([len(headers[k])] + [cells[k].cell_len for cells, _ in rows]) for k in keys}
-        for drop in DROP_ORDER:  # narrow terminals: the columns that decide the verdict stay
+        for drop in drop_order():  # narrow terminals: the columns that decide the verdict stay
             if sum(widths[k] + 1 for k in keys) <= width:
                 break
             if drop in keys:

@@ -104,7 +104,8 @@ num_envs, wrappers=[lambda env: GuardedEnv(
         def act(obs: Any) -> Any:
             return fused(obs, self.explore, self._t)[1]
 
-        steps = play_vector(self.env, act, feed, emit, self._record_from, on_reset=fused.reset_state)
+        steps = play_vector(self.env, act, feed, emit, self._record_from,
+                            on_reset=lambda rows: fused.reset_state(list(rows)))
         self._t += steps * self.num_envs
 
     def _run_generic(self, feed: SeedFeed, emit: Emit) -> None:
