@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 from common import ListFeed  # noqa: E402
 
+from tui_eval.config.spec import RunSpec, SeedBlock  # noqa: E402
 from tui_eval.integrations.rsl_rl.mjlab.kind import MjlabKind  # noqa: E402
-from tui_eval.spec import RunSpec, SeedBlock  # noqa: E402
 
 WORLDS = 16
 

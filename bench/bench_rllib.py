@@ -63,7 +63,7 @@ def bare_loop(kind, num_envs: int, episodes: int):
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from tui_eval.envs import GuardedEnv
+    from tui_eval.envs.guard import GuardedEnv
     from tui_eval.integrations.rllib.paths.layout import module_dir
 
     module = RLModule.from_checkpoint(str(module_dir(kind.checkpoint, kind.module_id)))
@@ -150,7 +150,7 @@ def _frame_stacker(kind, num_envs: int):
 
 def _bench_env_creator(env_context):
     """The bench's env for RLlib's own EnvRunner: the kind's env behind a GuardedEnv, as the paths step it."""
-    from tui_eval.envs import GuardedEnv
+    from tui_eval.envs.guard import GuardedEnv
 
     return GuardedEnv(_BENCH_ENV["recipe"].make_one(env_context, env_checker=False), feed=_BENCH_ENV["feed"])
 
@@ -256,9 +256,9 @@ def first_n_runner(path, episodes: int):
 
 def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
             env_config: dict | None = None, only: set[str] | None = None, cpu_time: bool = False) -> dict[str, float]:
+    from tui_eval.config.spec import RunSpec
     from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.session import share_cpu_threads
-    from tui_eval.spec import RunSpec
 
     share_cpu_threads(paths=2)  # as in a run of two paths; the same for every contender
     spec = dict(checkpoint=str(checkpoint), num_envs=num_envs, env_config=env_config or {})
@@ -285,8 +285,8 @@ def _in_own_process(spec: dict):
     """The connectors path in a process of its own, as a run starts it (one torch thread, as for two paths)."""
     import os
 
+    from tui_eval.config.spec import RunSpec
     from tui_eval.isolation.process_path import ProcessPath
-    from tui_eval.spec import RunSpec
 
     return ProcessPath(RunSpec(**spec), "connectors", False, {"cwd": os.getcwd(), "threads": 1, "keep_apart": []})
 

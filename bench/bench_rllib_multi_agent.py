@@ -159,9 +159,9 @@ def rllib_pieces_path(kind, num_envs: int):
 
 def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int, only: set[str] | None = None,
             cpu_time: bool = False) -> dict[str, float]:
+    from tui_eval.config.spec import RunSpec
     from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.session import share_cpu_threads
-    from tui_eval.spec import RunSpec
 
     share_cpu_threads(paths=2)  # as in a run of two paths; the same for every contender
     kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs))

@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from common import ListFeed  # noqa: E402
 
+from tui_eval.config.spec import RunSpec  # noqa: E402
 from tui_eval.integrations.rsl_rl.kind import RslRlKind  # noqa: E402
-from tui_eval.spec import RunSpec  # noqa: E402
 
 
 def bare(env, forward, reset, seeds) -> float:

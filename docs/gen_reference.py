@@ -1,4 +1,4 @@
-"""Writes docs/reference/options.md from the run options as the CLI declares them (tui_eval/spec.py RUN_OPTIONS).
+"""Writes docs/reference/options.md from the run options as the CLI declares them (tui_eval/config/spec.py RUN_OPTIONS).
 
     python docs/gen_reference.py          (rewrite the page)
     python docs/gen_reference.py --check  (exit 1 when the page is not what the options say: the suite runs this)
@@ -36,7 +36,7 @@ of forking it from the zygote (Linux). `TUI_EVAL_CACHE` is where policies that t
 
 def options_markdown() -> str:
     sys.path.insert(0, str(ROOT))
-    from tui_eval.spec import RUN_OPTIONS
+    from tui_eval.config.spec import RUN_OPTIONS
 
     rows = []
     for option in RUN_OPTIONS:

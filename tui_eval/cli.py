@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 from tui_eval.commands import attach, demo, diagnose, ls, record, resume, run, stop
 from tui_eval.commands.run import build_parser, spec_from_args
+from tui_eval.config.spec import BadInput, run_option
 from tui_eval.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED
-from tui_eval.spec import BadInput, run_option
 
 __all__ = ["COMMANDS", "build_parser", "spec_from_args", "main", "entry"]
 
@@ -22,7 +22,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from tui_eval.local_ray import prepare_environment
-    from tui_eval.user_code import make_cwd_importable
+    from tui_eval.user.code import make_cwd_importable
 
     # before anything imports ray: a Ray started here listens on loopback only (a cluster has its own settings)
     prepare_environment(joining_cluster=_joins_cluster(argv))

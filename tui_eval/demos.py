@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_eval.spec import BadInput
+from tui_eval.config.spec import BadInput
 
 DEMO_ROOT = Path(__file__).resolve().parent / "demo_checkpoints"
 DEMOS = {

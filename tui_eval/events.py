@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui_eval.spec import EpisodeRecord, SeedBlock
+from tui_eval.config.spec import EpisodeRecord, SeedBlock
 
 
 @dataclass(frozen=True, slots=True)

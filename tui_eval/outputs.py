@@ -11,8 +11,8 @@ import datetime as dt
 import os
 from pathlib import Path
 
+from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.errors import first_line
-from tui_eval.spec import BadInput, RunSpec
 
 RUNS_DIR = Path("tui-eval-runs")
 

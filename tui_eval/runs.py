@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
+from tui_eval.config.spec import BadInput
+from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
+from tui_eval.log.store import RunLog
 from tui_eval.outputs import RUNS_DIR
 from tui_eval.runtime import ownership, registry
-from tui_eval.spec import BadInput
-from tui_eval.store import RunLog
 
 
 def all_logs() -> list[Path]:

@@ -10,19 +10,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_eval import global_rng
-from tui_eval.decide import check_gate_paths, watch_decision
-from tui_eval.engine import Engine
+from tui_eval.config.spec import BadInput, EpisodeRecord, RunSpec, SeedBlock
+from tui_eval.engine.core import Engine
+from tui_eval.engine.decide import check_gate_paths, watch_decision
+from tui_eval.envs import global_rng
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind
 from tui_eval.integrations.rsl_rl.run_folder import MJLAB, framework_of, run_folder_of
 from tui_eval.kinds import load_kind
-from tui_eval.lifecycle import RunMeta, RunStatus
+from tui_eval.log.lifecycle import RunMeta, RunStatus
+from tui_eval.log.store import RunLog
 from tui_eval.outputs import default_log_path
 from tui_eval.paths.base import InferencePath, close_quietly
 from tui_eval.paths.ray_names import end_actors_of, set_run
-from tui_eval.spec import BadInput, EpisodeRecord, RunSpec, SeedBlock
-from tui_eval.store import RunLog
 
 
 def versions() -> dict[str, str]:
@@ -50,7 +50,7 @@ class Plan:
     seeds_note: str
     log_path: Path
     facts: dict[str, str] = field(default_factory=dict)
-    #: the env repeats itself from its reset seed (else no comparison is exact; tui_eval/env_seeding.py)
+    #: the env repeats itself from its reset seed (else no comparison is exact; tui_eval/envs/seeding.py)
     repeatable_seeds: bool = True
 
 
@@ -297,7 +297,7 @@ class _OneSeed:
 
 class AloneReplays:
     """(name, explore, seed, block) -> the record of path `name` playing that one seed alone, in a fresh process
-    of its own (the engine's exact proof, tui_eval/engine_proof.py). `close` ends a replay under way (a seed whose
+    of its own (the engine's exact proof, tui_eval/engine/proof.py). `close` ends a replay under way (a seed whose
     step hangs must not outlive the run)."""
 
     def __init__(self, plan: Plan):

@@ -11,8 +11,8 @@ import sys
 
 from tests.support.cli_jobs import DEFAULT_SUMMARY, result_of
 from tests.support.common import CARTPOLE, ROOT, cli, wait_until
+from tui_eval.log.store import RunLog
 from tui_eval.stats.declared import declared
-from tui_eval.store import RunLog
 
 PATH_KEYS = {stat.key for stat in declared()} | {"explore", "episodes_per_s", "env_steps_per_s"}
 

@@ -18,8 +18,8 @@ import pytest
 
 from tests.support.bad_input import assert_one_line_error
 from tests.support.common import CARTPOLE, ROOT, cli, episodes_in, wait_until
+from tui_eval.log.store import RunLog
 from tui_eval.runtime import ownership
-from tui_eval.store import RunLog
 
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
 

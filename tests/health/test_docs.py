@@ -31,7 +31,7 @@ def test_the_option_reference_is_generated_from_the_options():
     result = subprocess.run([sys.executable, str(DOCS / "gen_reference.py"), "--check"], capture_output=True,
                             timeout=60)
     assert result.returncode == 0, "docs/reference/options.md is stale: run python docs/gen_reference.py"
-    from tui_eval.spec import RUN_OPTIONS
+    from tui_eval.config.spec import RUN_OPTIONS
 
     page = (DOCS / "reference" / "options.md").read_text()
     assert all(f"`{flag}`" in page for option in RUN_OPTIONS for flag in option.flags)

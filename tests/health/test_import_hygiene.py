@@ -12,9 +12,10 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parents[2]
-CORE = ["tui_eval.engine", "tui_eval.session", "tui_eval.headless", "tui_eval.stats", "tui_eval.kinds",
-        "tui_eval.paths", "tui_eval.cli", "tui_eval.summary", "tui_eval.store", "tui_eval.runs", "tui_eval.feed",
-        "tui_eval.ui.inbox", "tui_eval.ui.source", "tui_eval.ui.charts", "tui_eval.ui.export", "tui_eval.option",
+CORE = ["tui_eval.engine.core", "tui_eval.session", "tui_eval.headless", "tui_eval.stats", "tui_eval.kinds",
+        "tui_eval.paths", "tui_eval.cli", "tui_eval.views.summary", "tui_eval.log.store", "tui_eval.runs",
+        "tui_eval.feed", "tui_eval.ui.inbox", "tui_eval.ui.source", "tui_eval.ui.charts", "tui_eval.ui.export",
+        "tui_eval.config.option",
         *(f"tui_eval.commands.{p.stem}" for p in sorted((ROOT / "tui_eval" / "commands").glob("[a-z]*.py")))]
 HEAVY = ("ray", "torch", "gymnasium", "textual", "scipy", "numpy")
 

@@ -38,7 +38,7 @@ def episodes_in(log: Path) -> int:
     """Episodes a run's log holds so far; 0 while its writer has not created it (or its tables) yet."""
     import sqlite3
 
-    from tui_eval.store import RunLog
+    from tui_eval.log.store import RunLog
 
     try:
         return RunLog(log, readonly=True).count()

@@ -23,8 +23,8 @@ def faulty_export(run: Path, out: Path, change: Callable[[Any], None]) -> Path:
 def export_next_to(checkpoint: Path, change: Callable[[Any], None] = lambda export: None, **spec: Any) -> Path:
     """rsl_rl's own `as_jit()` export of the checkpoint's actor, changed by `change`, saved as
     `exported/policy.pt` next to it (as Isaac Lab's play script writes it); returns the checkpoint."""
+    from tui_eval.config.spec import RunSpec
     from tui_eval.kinds import load_kind
-    from tui_eval.spec import RunSpec
 
     kind: Any = load_kind(RunSpec(checkpoint=str(checkpoint), num_envs=1, **spec))
     path: Any = kind.build_path("runner", False)
@@ -71,8 +71,8 @@ def hand_made_export(checkpoint: Path, form: str) -> None:
     (the same with its batch fixed at 1)."""
     import copy
 
+    from tui_eval.config.spec import RunSpec
     from tui_eval.kinds import load_kind
-    from tui_eval.spec import RunSpec
 
     kind: Any = load_kind(RunSpec(checkpoint=str(checkpoint), num_envs=1))
     path: Any = kind.build_path("runner", False)

@@ -61,9 +61,9 @@ class BothTails:
 
 
 def run_side_by_side(checkpoint: Path, explore: bool, seeds=range(20, 24), num_envs: int = 3, plant=None) -> BothTails:
+    from tui_eval.config.spec import RunSpec
     from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.integrations.rllib.paths.batched_e2m import BatchedEnvToModule
-    from tui_eval.spec import RunSpec
 
     kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs, generic_connectors=True))
     path: Any = kind.build_path("connectors", explore=explore)

@@ -1,6 +1,6 @@
 """A FAKE RunSource that shows scripted RunSnapshots: no engine, no run log, no policy.
 
-Why a fake: the app is a view over snapshots (tui_eval/ui/snapshot.py); its layout at each size, what its
+Why a fake: the app is a view over snapshots (tui_eval/views/snapshot.py); its layout at each size, what its
 header and verdict bar say in each state, and which of the source's controls each key calls depend on
 the snapshot and nothing behind it. A script of snapshots says exactly what the screen must show, at
 once, where a real engine would take seconds to reach that state and never reach some (a stale log, a
@@ -14,11 +14,11 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from tui_eval.config.spec import EpisodeRecord, SeedBlock
 from tui_eval.events import BlockStarted, StateChanged
 from tui_eval.frames.hub import FrameView, Key
-from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.ui.inbox import Inbox
-from tui_eval.ui.snapshot import RunSnapshot
+from tui_eval.views.snapshot import RunSnapshot
 
 
 class FakeSource:

@@ -79,10 +79,10 @@ class BothModuleToEnv:
 
 
 def run_side_by_side(checkpoint: Path, explore: bool, seeds=range(20, 26), num_envs: int = 3) -> BothModuleToEnv:
+    from tui_eval.config.spec import RunSpec
     from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.integrations.rllib.paths.connectors import RllibConnectorsPath
     from tui_eval.integrations.rllib.paths.fused_m2e import FusedModuleToEnv
-    from tui_eval.spec import RunSpec
 
     kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs))
     path = RllibConnectorsPath(checkpoint=kind.checkpoint, module_id=kind.module_id, recipe=kind.env,

@@ -79,12 +79,12 @@ def run_side_by_side(checkpoint: Path, explore: bool, seeds=range(20, 23), num_e
                      plant_e2m=None, plant_m2e=None, **spec: Any) -> SideBySide:
     """The path on `seeds` with both checks in its loop. `plant_e2m(batched)` / `plant_m2e(fused)`: a changed
     batched piece to check against instead (a planted difference); `spec`: more RunSpec fields (`env_id`)."""
+    from tui_eval.config.spec import RunSpec
     from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.integrations.rllib.paths.batched_multi_agent import (
         BatchedMultiAgentEnvToModule,
         FusedMultiAgentModuleToEnv,
     )
-    from tui_eval.spec import RunSpec
 
     kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs, **spec))
     path: Any = kind.build_path("connectors", explore=explore)

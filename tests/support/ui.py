@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 from tui_eval.cli import build_parser, spec_from_args
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.log.store import RunLog
 from tui_eval.session import plan_run
-from tui_eval.spec import EpisodeRecord
-from tui_eval.store import RunLog
 
 ROOT = Path(__file__).resolve().parents[2]
 CARTPOLE = ROOT / "assets" / "ppo_cartpole"

@@ -8,11 +8,11 @@ import pytest
 
 from tests.support.fake_source import FakeSource
 from tests.support.ui import plain, wait_for
-from tui_eval.spec import EpisodeRecord, SeedBlock
+from tui_eval.config.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import RunStats
 from tui_eval.ui.app import EvalApp
-from tui_eval.ui.snapshot import RunSnapshot
 from tui_eval.ui.widgets import ComparisonTable, Histograms, RunHeader, StatusLine, VerdictBar
+from tui_eval.views.snapshot import RunSnapshot
 
 PATHS = ("evaluate", "connectors")
 

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from tui_eval.decide import decision_line, gate_answer, gate_exit_code
-from tui_eval.spec import EpisodeRecord
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.engine.decide import decision_line, gate_answer, gate_exit_code
 from tui_eval.stats import Comparison, tail_guarded_cs
 from tui_eval.stats.combine import betting_and_asymptotic_cs
 
@@ -89,8 +89,8 @@ def test_gate_on_success_rate_in_points_and_exit_codes():
 def test_a_void_comparison_decides_nothing_even_when_an_answer_was_noted_before_the_failure():
     """A path given up voids the comparison: the summary's decision says so, never the answer noted from the
     failed path's episodes (the table's decision line says none)."""
-    from tui_eval.decide import decision_line, decision_summary
-    from tui_eval.void import voided
+    from tui_eval.engine.decide import decision_line, decision_summary
+    from tui_eval.engine.void import voided
 
     comparison = {"a": "connectors", "b": "vs", "paired": 12, "verdict": "differ", "diff_cs95": [-40.0, -30.0]}
     meta = {"spec": {"until_decided": True, "episodes": 100},

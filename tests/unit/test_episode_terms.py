@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from tui_eval.format import ended_by, summary_table
-from tui_eval.spec import EpisodeRecord
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.log.store import RunLog
 from tui_eval.stats.episode_terms import TermTally, term_differences
-from tui_eval.store import RunLog
+from tui_eval.views.format import ended_by, summary_table
 
 
 def record(path: str, seed: int, term: str | None, terms: dict[str, float], invalid: bool = False) -> EpisodeRecord:

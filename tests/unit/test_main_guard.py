@@ -6,7 +6,7 @@ from pathlib import Path
 
 import ray.rllib.examples
 
-from tui_eval.main_guard import registrations_under_main
+from tui_eval.user.main_guard import registrations_under_main
 
 EXAMPLES = Path(ray.rllib.examples.__file__).parent
 

@@ -1,4 +1,4 @@
-"""The run options are declared once (tui_eval.spec.RUN_OPTIONS): every RunSpec field has a declaration,
+"""The run options are declared once (tui_eval.config.spec.RUN_OPTIONS): every RunSpec field has a declaration,
 the parser has exactly the declared flags, and a spec goes to the command line (to_argv) and to JSON and
 comes back the same, for any values; a clip of a run keeps what a recording takes (--step-timeout too)."""
 
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from tui_eval.cluster.build import portable_spec
 from tui_eval.commands import record
 from tui_eval.commands.run import build_parser, spec_from_args
-from tui_eval.option import Scope, Travel
-from tui_eval.spec import RUN_OPTIONS, BadInput, RunSpec, SeedBlock, run_option
+from tui_eval.config.option import Scope, Travel
+from tui_eval.config.spec import RUN_OPTIONS, BadInput, RunSpec, SeedBlock, run_option
 from tui_eval.ui.frame_actions import record_argv
 
 FIELDS = [f.name for f in dataclasses.fields(RunSpec)]
@@ -79,7 +79,7 @@ def parse(argv: list[str]) -> RunSpec:
 
 def test_every_runspec_field_is_declared_once():
     run_scope = [o.dest for o in RUN_OPTIONS if o.scope is Scope.RUN]
-    assert sorted(run_scope) == sorted(FIELDS), "declare each RunSpec field in tui_eval.spec.RUN_OPTIONS"
+    assert sorted(run_scope) == sorted(FIELDS), "declare each RunSpec field in tui_eval.config.spec.RUN_OPTIONS"
     assert len(set(run_scope)) == len(run_scope)
     terminal = [o.dest for o in RUN_OPTIONS if o.scope is Scope.TERMINAL]
     assert terminal and not set(terminal) & set(FIELDS)

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tui_eval.lifecycle import EngineState, RunMeta, RunStatus, final_status
-from tui_eval.store import RunLog
+from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus, final_status
+from tui_eval.log.store import RunLog
 
 
 @pytest.mark.parametrize("status", list(RunStatus))
@@ -63,7 +63,7 @@ def test_the_strings_are_the_documented_ones():
 
 
 def test_a_run_spec_round_trips_through_json():
-    from tui_eval.spec import RunSpec, SeedBlock
+    from tui_eval.config.spec import RunSpec, SeedBlock
 
     spec = RunSpec(checkpoint="ckpt", paths=["a", "b"], seeds=SeedBlock(100, 200), return_bounds=(0.0, 500.0),
                    explore={"a": True}, episodes=7, imports=["mod"])

@@ -9,8 +9,8 @@ import pytest
 
 from tests.support.ui import append, synthetic_log
 from tui_eval.ui.inbox import Inbox
-from tui_eval.ui.snapshot import RunSnapshot
 from tui_eval.ui.source import LogSource
+from tui_eval.views.snapshot import RunSnapshot
 
 
 def _read(path) -> LogSource:

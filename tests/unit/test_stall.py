@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from tests.support.engines import headless_until_silent
 from tests.support.fake_path import Script, fake_plan
-from tui_eval import stall
+from tui_eval.engine import stall
+from tui_eval.engine.stall import StallWatch, silence_line
 from tui_eval.session import start_engine
-from tui_eval.stall import StallWatch, silence_line
 
 
 def test_a_path_is_silent_after_the_first_minute_without_an_episode():

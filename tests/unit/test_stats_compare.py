@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from tui_eval.format import comparison_reason
-from tui_eval.spec import EpisodeRecord
+from tui_eval.config.spec import EpisodeRecord
 from tui_eval.stats import Comparison, tail_guarded_cs_from_moments
+from tui_eval.views.format import comparison_reason
 
 KEYS = {"a", "b", "paired", "diff_mean", "diff_cs95", "diff_ci95", "method", "margin", "verdict", "exact",
         "identical_pairs", "reason"}

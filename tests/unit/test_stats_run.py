@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from tui_eval.format import comparison_reason
-from tui_eval.spec import EpisodeRecord
+from tui_eval.config.spec import EpisodeRecord
 from tui_eval.stats import Comparison, RunStats
-from tui_eval.summary import build_summary, replay
+from tui_eval.views.format import comparison_reason
+from tui_eval.views.summary import build_summary, replay
 
 META = {"paths": ["evaluate", "connectors"], "explore": {"evaluate": True, "connectors": False},
         "spec": {"return_bounds": None, "equivalence_margin": None}}
@@ -109,8 +109,8 @@ def test_bounds_and_margin_reach_paths_and_comparison():
 
 
 def test_tables_label_rows_with_the_setting_their_episodes_ran_with():
-    from tui_eval.format import summary_table, verdict_line
     from tui_eval.ui.widgets.comparison_table import TableData, explore_cell, path_rows
+    from tui_eval.views.format import summary_table, verdict_line
 
     records = records_with_explore_change()
     document = build_summary(META, replay(META, records), records)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.engine.void import void_reason
 from tui_eval.events import PathFailed
-from tui_eval.format import summary_table
-from tui_eval.spec import EpisodeRecord
 from tui_eval.stats import RunStats
-from tui_eval.summary import build_summary
-from tui_eval.void import void_reason
+from tui_eval.views.format import summary_table
+from tui_eval.views.summary import build_summary
 
 
 def test_only_a_path_given_up_voids_the_comparison():

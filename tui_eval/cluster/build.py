@@ -8,9 +8,9 @@ import os
 
 from tui_eval.cluster.connect import actor_resources
 from tui_eval.cluster.remote_path import RemotePath
-from tui_eval.option import Scope, Travel
+from tui_eval.config.option import Scope, Travel
+from tui_eval.config.spec import RUN_OPTIONS, RunSpec
 from tui_eval.paths.ray_names import actor_name
-from tui_eval.spec import RUN_OPTIONS, RunSpec
 
 #: offer, poll, hold and the episode loop's own thread must run side by side in the actor
 ACTOR_THREADS = 6
@@ -21,7 +21,7 @@ def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int, wait
     with `wait`, else loading: `RemotePath.wait_loaded`)."""
     import ray
 
-    from tui_eval import global_rng
+    from tui_eval.envs import global_rng
     from tui_eval.isolation.worker import PathWorker
 
     resources = actor_resources(spec, actors)

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 
 from tui_eval.cluster.join_check import check_joinable
-from tui_eval.spec import BadInput, RunSpec
+from tui_eval.config.spec import BadInput, RunSpec
 
 
 @dataclass(frozen=True)

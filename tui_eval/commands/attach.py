@@ -36,8 +36,8 @@ def main(argv: list[str]) -> int:
         from tui_eval.ui.frame_renderers import choose
 
         return run_viewer(path, frames=choose(args.frames_renderer, args.frames, args.frames_fps))
-    from tui_eval.format import summary_table  # the statistics' libraries: only for the table
-    from tui_eval.summary import build_summary, replay
+    from tui_eval.views.format import summary_table  # the statistics' libraries: only for the table
+    from tui_eval.views.summary import build_summary, replay
 
     meta, records = log.meta(), log.records()
     summary = build_summary(meta, replay(meta, records), records)

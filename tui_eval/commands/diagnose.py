@@ -8,8 +8,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tui_eval.config.spec import BadInput
 from tui_eval.quiet import quiet_libraries
-from tui_eval.spec import BadInput
 
 from .run import build_parser, spec_from_args
 
@@ -36,7 +36,7 @@ def main(argv: list[str]) -> int:
     quiet_libraries()
     from tui_eval.doctor.core import diagnose_plan
     from tui_eval.session import plan_run
-    from tui_eval.user_code import import_user_code
+    from tui_eval.user.code import import_user_code
 
     for item in spec.imports:
         import_user_code(item)

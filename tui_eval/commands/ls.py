@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from tui_eval.log.store import RunLog
 from tui_eval.runs import all_logs, true_status
-from tui_eval.store import RunLog
 
 from .parsers import CommandParser
 
@@ -14,7 +14,7 @@ from .parsers import CommandParser
 def main(argv: list[str]) -> int:
     parser = CommandParser(prog="tui-eval ls", description="List your runs, wherever their logs are.")
     parser.parse_args(argv)
-    from tui_eval.format import table  # the statistics' libraries: only once the arguments are good
+    from tui_eval.views.format import table  # the statistics' libraries: only once the arguments are good
     rows = []
     for path in all_logs():
         try:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui_eval.option import Travel
+from tui_eval.config.option import Travel
+from tui_eval.config.spec import RUN_OPTIONS, BadInput
 from tui_eval.quiet import quiet_libraries
-from tui_eval.spec import RUN_OPTIONS, BadInput
 
 from .parsers import RunParser
 from .run import CHECKPOINT_HELP, add_run_options, spec_from_args

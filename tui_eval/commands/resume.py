@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tui_eval.config.spec import RunSpec
+from tui_eval.log.store import RunLog
 from tui_eval.runs import resolve_run
-from tui_eval.spec import RunSpec
-from tui_eval.store import RunLog
 
 from .parsers import CommandParser
 

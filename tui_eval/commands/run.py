@@ -1,15 +1,15 @@
 """`tui-eval CHECKPOINT [options]`: the run itself (live app, `--headless` or `--detach`), and the run
-options every command that starts paths takes (their declarations: `tui_eval.spec.RUN_OPTIONS`)."""
+options every command that starts paths takes (their declarations: `tui_eval.config.spec.RUN_OPTIONS`)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 
-from tui_eval.decide import decision_options
-from tui_eval.option import Scope
+from tui_eval.config.option import Scope
+from tui_eval.config.spec import RUN_OPTIONS, BadInput, RunSpec, run_option
+from tui_eval.engine.decide import decision_options
 from tui_eval.quiet import quiet_libraries
-from tui_eval.spec import RUN_OPTIONS, BadInput, RunSpec, run_option
 
 from .parsers import RunParser
 

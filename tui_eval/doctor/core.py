@@ -229,7 +229,7 @@ def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None]
 
 def with_unrepeatable_env(diagnosis: Diagnosis, plan) -> Diagnosis:
     """An env that is not a function of its seed is a cause of its own: the same path gives other episodes on
-    the same seed, so paired seeds differ whatever the paths do (tui_eval/env_seeding.py found it before the
+    the same seed, so paired seeds differ whatever the paths do (tui_eval/envs/seeding.py found it before the
     run; the doctor's twice-replay may have found it too)."""
     if not plan.repeatable_seeds:
         env_first(diagnosis.findings, list(plan.paths), f"env seeding: {plan.facts.get('env seeding', '')}")

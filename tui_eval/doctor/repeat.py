@@ -1,7 +1,7 @@
 """The env as a cause: one path replayed twice on one seed, getting other observations after the same actions.
 
 Paired seeds compare paths only when an episode is a function of its seed and the actions. The run checks this
-before it starts (tui_eval/env_seeding.py) with random actions; the doctor checks it again on the episode it
+before it starts (tui_eval/envs/seeding.py) with random actions; the doctor checks it again on the episode it
 diagnoses, with the path's own actions: the first path that records its observations is replayed a second time,
 and where the two replays got other observations from the env after sending it the same actions, the env is
 not a function of its seed. That is a cause of its own, first, with the two replays as its proof. A second

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tui_eval import global_rng
 from tui_eval.doctor.replay import close
+from tui_eval.envs import global_rng
 from tui_eval.paths.rerun import Side, run_policy
 
 #: facts a path's copy can take from another path

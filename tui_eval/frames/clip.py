@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tui_eval.config.spec import BadInput
 from tui_eval.frames.hub import Episode, Frame
-from tui_eval.spec import BadInput
 
 LABEL_HEIGHT = 16
 GAP = 4  # pixels between two paths' frames

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui_eval.env_seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
+from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.envs.seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.paths.base import InferencePath
-from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
 if TYPE_CHECKING:
     from tui_eval.paths.custom import CustomPath
@@ -191,7 +191,7 @@ class CheckpointKind(ABC):
                            "pass --env ID")
         import gymnasium as gym
 
-        from tui_eval.envs import check_env_id
+        from tui_eval.envs.guard import check_env_id
 
         check_env_id(env_id)
         config = dict(getattr(self, "env_config", {}) or {})

@@ -67,7 +67,7 @@ def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any])
     try:
         worker = _build(spec, name, explore, setup)
     except BaseException as exc:  # any failure to load is the run's to report, in one line
-        from tui_eval.spec import BadInput
+        from tui_eval.config.spec import BadInput
 
         wire.send(("load_failed", first_line(exc, 300), traceback.format_exc(), isinstance(exc, BadInput)))
         return
@@ -119,8 +119,8 @@ def _serve_commands(wire: _Wire, worker: Any) -> None:
 
 def _pump(wire: _Wire, worker: Any) -> None:
     """Records (and a failure or a frozen step) as they come; the shown env's new frames a few times a second."""
+    from tui_eval.engine.stall import what_it_does
     from tui_eval.isolation.frames_relay import FrameSender
-    from tui_eval.stall import what_it_does
 
     frames = FrameSender(worker.frames.hub, worker.frames)
     next_frames = next_activity = 0.0

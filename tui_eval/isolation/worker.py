@@ -25,10 +25,10 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from tui_eval.config.spec import EpisodeRecord, RunSpec
 from tui_eval.errors import first_line
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.paths.base import episodes_at_once
-from tui_eval.spec import EpisodeRecord, RunSpec
 
 
 class _QueueFeed:
@@ -50,7 +50,7 @@ class _QueueFeed:
 class PathWorker:
     def __init__(self, spec: RunSpec, name: str, explore: bool, driver_cwd: str, threads: int,
                  keep_apart: tuple[str, ...] = (), frames: Any = None, in_ray: bool = True):
-        from tui_eval import global_rng
+        from tui_eval.envs import global_rng
 
         global_rng.keep_apart(keep_apart)  # as the driver's seed probe found (before any env is built)
         self.frames = frames
@@ -60,7 +60,7 @@ class PathWorker:
             raise FileNotFoundError(f"checkpoint {spec.checkpoint} is not readable on node {socket.gethostname()}: "
                                     "put it on a filesystem every node mounts at the same path")
         from tui_eval.kinds import load_kind
-        from tui_eval.user_code import import_user_code
+        from tui_eval.user.code import import_user_code
 
         for item in spec.imports:
             import_user_code(item)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.integrations.base import CheckpointKind
 from tui_eval.kinds.registry import plugins, what_opens
-from tui_eval.spec import BadInput, RunSpec
 
 
 def _kinds() -> Iterator[type[CheckpointKind]]:

@@ -17,8 +17,8 @@ import importlib
 import importlib.metadata
 import os
 
+from tui_eval.config.spec import BadInput
 from tui_eval.integrations.base import KindPlugin
-from tui_eval.spec import BadInput
 
 GROUP = "tui_eval.kinds"
 ENV_VAR = "TUI_EVAL_KINDS"

@@ -15,9 +15,9 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.integrations.base import CheckpointKind, PathEntry, borrowed_entry
 from tui_eval.paths.base import InferencePath
-from tui_eval.spec import BadInput, RunSpec
 
 SUFFIX = "@vs-env"
 

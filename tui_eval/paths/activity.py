@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_eval.envs import GuardedEnv
+from tui_eval.envs.guard import GuardedEnv
 
 _DEPTH = 12  # wrappers to look through
 

@@ -28,12 +28,12 @@ from typing import Any
 
 import gymnasium as gym
 
-from tui_eval.envs import INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
+from tui_eval.config.spec import BadInput, EpisodeRecord
+from tui_eval.envs.guard import INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.errors import first_line
 from tui_eval.feed import FeedRelay, Seed, SeedFeed
 from tui_eval.paths.base import Emit, InferencePath, LiveParts
 from tui_eval.paths.rerun import Side, Trace
-from tui_eval.spec import BadInput, EpisodeRecord
 
 
 @dataclass(frozen=True)

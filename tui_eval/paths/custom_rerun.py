@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.envs import INVALID_KEY
+from tui_eval.envs.guard import INVALID_KEY
 from tui_eval.paths.rerun import Side, Trace, flat
 from tui_eval.paths.rllib_parts import find_live, module_logits
 

@@ -17,10 +17,18 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.wrappers.vector import DictInfoToList
 
-from tui_eval.envs import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv, import_registrations
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.envs.guard import (
+    BLOCK_KEY,
+    IDLE_KEY,
+    INVALID_KEY,
+    SEED_KEY,
+    SUCCESS_KEY,
+    GuardedEnv,
+    import_registrations,
+)
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.paths.base import Emit
-from tui_eval.spec import EpisodeRecord
 
 
 def make_guarded_vector_env(env_id: str, env_config: dict[str, Any], num_envs: int, relay: FeedRelay,

@@ -16,9 +16,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tui_eval.decide import gate_exit_code
+from tui_eval.engine.decide import gate_exit_code
 from tui_eval.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
-from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
+from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.outputs import stderr_path
 from tui_eval.runtime.finish import finish
 from tui_eval.runtime.owner import RunOwner
@@ -134,8 +134,8 @@ def _carry_on_detached(app, owner: RunOwner) -> int:
 
 def _wait_while_loading(log: Path, timeout: float = 600.0) -> None:
     """A live run still loading its checkpoint has no paths or controls yet: wait for them."""
+    from tui_eval.log.store import RunLog
     from tui_eval.runtime import ownership
-    from tui_eval.store import RunLog
 
     deadline = time.monotonic() + timeout
     said = False

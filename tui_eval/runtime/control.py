@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tui_eval.engine import Engine
+from tui_eval.engine.core import Engine
 from tui_eval.errors import first_line
 from tui_eval.frames.wire import view_to_json, wire_size
 

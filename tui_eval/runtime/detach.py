@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.outputs import check_outputs, output_path
-from tui_eval.spec import BadInput, RunSpec
 
 from . import ownership
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from tui_eval.lifecycle import RunStatus
-from tui_eval.spec import BadInput, RunSpec
+from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.log.lifecycle import RunStatus
 
 from .owner import RunOwner
 
@@ -13,7 +13,7 @@ from .owner import RunOwner
 def execute(spec: RunSpec, owner: RunOwner, *, headless: bool, frames=None) -> int:
     """Plan and run `spec` in this process, which owns its log (`owner`)."""
     from tui_eval.session import plan_run, start_engine
-    from tui_eval.user_code import import_user_code
+    from tui_eval.user.code import import_user_code
 
     try:
         for item in spec.imports:  # before the checkpoint is read: unpickling it may need them

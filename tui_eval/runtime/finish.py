@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from tui_eval.engine import Engine
+from tui_eval.engine.core import Engine
 from tui_eval.events import PathFailed
-from tui_eval.format import summary_table
 from tui_eval.headless import report_given_up
-from tui_eval.lifecycle import RunMeta, RunStatus, final_status
-from tui_eval.summary import build_summary
+from tui_eval.log.lifecycle import RunMeta, RunStatus, final_status
+from tui_eval.views.format import summary_table
+from tui_eval.views.summary import build_summary
 
 from .owner import RunOwner
 

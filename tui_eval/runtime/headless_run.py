@@ -9,8 +9,8 @@ import sys
 import time
 from typing import TextIO
 
-from tui_eval.decide import gate_exit_code
-from tui_eval.engine import Engine
+from tui_eval.engine.core import Engine
+from tui_eval.engine.decide import gate_exit_code
 from tui_eval.events import Event
 from tui_eval.exit_codes import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
 from tui_eval.headless import follow

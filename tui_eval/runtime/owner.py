@@ -17,14 +17,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tui_eval.engine import Engine
+from tui_eval.config.spec import RunSpec
+from tui_eval.engine.core import Engine
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice, StateChanged
-from tui_eval.format import workers_line
-from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.local_ray import ray_running, stop_ray
+from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
+from tui_eval.log.store import RunLog
 from tui_eval.outputs import check_outputs, output_path
-from tui_eval.spec import RunSpec
-from tui_eval.store import RunLog
+from tui_eval.views.format import workers_line
 
 from . import ownership, registry
 from .control import ControlServer

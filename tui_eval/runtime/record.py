@@ -13,10 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.clip import check_output, compose, write_clip
 from tui_eval.frames.hub import Episode, FrameHub, PathTap
-from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
 CLIP_SIDE = 400  # pixels on a clip frame's longer side, per path
 DEFAULT_FPS = 30.0  # for an env that states no render_fps
@@ -43,7 +43,7 @@ class OneSeed:
 def record(spec: RunSpec, seed: int, out: Path, stride: int = 1, err: Any = None) -> int:
     """Play `seed` on every path of `spec` and write the clip; BadInput for what cannot be recorded."""
     from tui_eval.session import plan_run, share_cpu_threads
-    from tui_eval.user_code import import_user_code
+    from tui_eval.user.code import import_user_code
 
     err = err or sys.stderr
     check_output(out)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tui_eval.lifecycle import RunMeta, RunStatus
-from tui_eval.spec import BadInput, RunSpec, SeedBlock
-from tui_eval.store import RunLog
+from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.log.lifecycle import RunMeta, RunStatus
+from tui_eval.log.store import RunLog
 
 from . import ownership
 from .execute import execute

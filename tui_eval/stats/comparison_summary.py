@@ -1,7 +1,7 @@
 """What a comparison of two paths says at one moment: frozen numbers, no prose.
 
 `Comparison.summary()` returns a `ComparisonSummary`; views and reports read its fields and word them
-(`tui_eval.format`); `to_json()` is the `comparison` of the `--json` summary and of a run's saved
+(`tui_eval.views.format`); `to_json()` is the `comparison` of the `--json` summary and of a run's saved
 snapshot, and `from_json()` reads it back (an attached viewer gets the owner's snapshot as JSON).
 Interval keys keep their public names (`diff_cs95`, ...) though their level follows `alpha`, a parameter.
 """

@@ -9,13 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui_eval.outputs import stderr_path
+from tui_eval.views.snapshot import RunSource
 
 from . import messages as msg
 from .export import export_paths, export_run
 from .frame_actions import record_argv, run_recording
 from .frames_screen import FramesScreen
 from .run_view import RunView
-from .snapshot import RunSource
 from .widgets import (
     EpisodeLog,
     ExploreScreen,
@@ -216,7 +216,7 @@ class RunScreen(RunView):
         threading.Thread(target=self._lookup, args=(self.host.log_path, rec.seed, rec.block), daemon=True).start()
 
     def _lookup(self, log_path: Path, seed: int, block: int) -> None:
-        from tui_eval.store import RunLog
+        from tui_eval.log.store import RunLog
 
         try:
             log = RunLog(log_path, readonly=True)

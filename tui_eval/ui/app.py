@@ -23,18 +23,18 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
+from tui_eval.config.spec import BadInput
+from tui_eval.engine.stall import EngineSilence
 from tui_eval.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
-from tui_eval.lifecycle import EngineState, RunMeta, RunStatus
-from tui_eval.spec import BadInput
-from tui_eval.stall import EngineSilence
+from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.stats import ComparisonSummary
+from tui_eval.views.snapshot import RunSource
 
 from . import messages as msg
 from .actions import RunScreen
 from .frame_renderers import FrameOptions
 from .inbox import Inbox
 from .run_view import LOG_ROWS
-from .snapshot import RunSource
 from .source import FACT_KEYS, LiveSource, LogSource
 from .widgets import StatusLine
 

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from rich.text import Text
 
-from tui_eval.format import num
 from tui_eval.stats import ReturnsSnapshot
+from tui_eval.views.format import num
 
 BARS = " ▁▂▃▄▅▆▇█"
 INVALID_MARK = "×"

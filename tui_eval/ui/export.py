@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tui_eval.store import RunLog
-from tui_eval.summary import build_summary, json_clean, replay
+from tui_eval.log.store import RunLog
+from tui_eval.views.summary import build_summary, json_clean, replay
 
 CHUNK = 20_000
 # the reward terms (one per task) are in the JSON export; the term that ended an episode is one column

@@ -10,12 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tui_eval.spec import RunSpec
+from tui_eval.config.spec import RunSpec
 
 
 def record_argv(spec: dict[str, Any], seed: int, paths: list[str], explore: dict[str, Any], out: Path) -> list[str]:
     """`tui-eval record` for the run described by `spec` (RunSpec.to_json()), on one seed: the run's options
-    that a clip keeps (their declarations: `tui_eval.spec.RUN_OPTIONS`), these paths and explore settings."""
+    that a clip keeps (their declarations: `tui_eval.config.spec.RUN_OPTIONS`), these paths and explore settings."""
     run = replace(RunSpec.from_json(spec), paths=list(paths),
                   explore={name: bool(explore[name]) for name in paths if explore.get(name) is not None})
     return [sys.executable, "-m", "tui_eval.cli", "record", *run.to_argv(recording=True), "--seed", str(seed),

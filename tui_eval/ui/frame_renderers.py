@@ -11,8 +11,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+from tui_eval.config.spec import BadInput
 from tui_eval.frames.cells import EIGHT_BIT, TRUECOLOR
-from tui_eval.spec import BadInput
 
 RENDERERS = ("auto", "halfblock", "kitty", "sixel", "off")
 

@@ -14,8 +14,8 @@ import itertools
 import threading
 from dataclasses import dataclass, field
 
+from tui_eval.config.spec import EpisodeRecord
 from tui_eval.events import EpisodeFinished, Event
-from tui_eval.spec import EpisodeRecord
 
 
 @dataclass

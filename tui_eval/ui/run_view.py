@@ -14,14 +14,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from tui_eval.decide import decision_line
+from tui_eval.engine.decide import decision_line
+from tui_eval.engine.stall import EngineSilence
+from tui_eval.engine.void import void_reason
 from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, PathNotice, StateChanged
-from tui_eval.stall import EngineSilence
-from tui_eval.void import void_reason
+from tui_eval.views.snapshot import RunSnapshot, RunSource
 
 from .frame_renderers import FrameOptions
 from .inbox import Batch
-from .snapshot import RunSnapshot, RunSource
 from .widgets import (
     ComparisonTable,
     EpisodeLog,

@@ -13,7 +13,7 @@ import pytest
 from tests.support.common import CARTPOLE, ROOT, cli, wait_until
 from tests.support.engines import by_seed, finish, plan_for, run_to_end
 from tui_eval.cli import build_parser, spec_from_args
-from tui_eval.env_seeding import PROBE_SEED
+from tui_eval.envs.seeding import PROBE_SEED
 from tui_eval.events import PathFailed, StateChanged
 from tui_eval.session import start_engine
 

@@ -142,7 +142,7 @@ def test_a_hung_step_in_an_actor_or_runner_is_invalid_and_it_is_replaced_and_log
                "--workers", "2",
                "--ray-address", cluster.address, "--log", log, cwd=tmp_path, timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
-    from tui_eval.store import RunLog
+    from tui_eval.log.store import RunLog
 
     records = RunLog(log, readonly=True).records()
     for path in ("connectors", "evaluate"):
@@ -160,8 +160,8 @@ def test_a_hung_step_in_an_actor_or_runner_is_invalid_and_it_is_replaced_and_log
 def test_a_killed_driver_resumes_on_the_same_cluster_and_leaves_no_actor_behind(cluster, tmp_path):
     from ray.util import list_named_actors
 
+    from tui_eval.log.store import RunLog
     from tui_eval.paths.ray_names import run_prefix
-    from tui_eval.store import RunLog
 
     log = tmp_path / "killed.sqlite"
     env = dict(os.environ, PYTHONPATH=str(ROOT))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
+from tui_eval.config.spec import BadInput
 from tui_eval.paths.custom import CustomPath, CustomSpec
-from tui_eval.spec import BadInput
 
 
 class Feed:

@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.common import CARTPOLE
 from tests.support.engines import headless_until_silent, plan_for
-from tui_eval import stall
+from tui_eval.engine import stall
 from tui_eval.session import start_engine
 
 

@@ -9,9 +9,9 @@ from ray.rllib.examples.envs.classes.cartpole_with_dict_observation_space import
 from tests.support import fault_envs  # registers UnseededCartPole-v0 and the fault envs
 from tests.support.common import CARTPOLE
 from tests.support.engines import plan_for, run_to_end
-from tui_eval.env_seeding import NOT_CHECKED, check_seed_repeat
-from tui_eval.store import RunLog
-from tui_eval.summary import replay
+from tui_eval.envs.seeding import NOT_CHECKED, check_seed_repeat
+from tui_eval.log.store import RunLog
+from tui_eval.views.summary import replay
 
 
 def test_gymnasiums_cartpole_repeats_itself_and_an_unseeded_env_does_not():
@@ -50,7 +50,7 @@ def test_an_unseeded_env_makes_the_comparison_statistical_live_and_read_back(tmp
 
 
 def test_a_simulator_that_hangs_is_not_judged_and_does_not_hold_the_run(monkeypatch):
-    import tui_eval.env_seeding as env_seeding
+    import tui_eval.envs.seeding as env_seeding
 
     monkeypatch.setattr(env_seeding, "PROBE_SECONDS", 1.0)
     # FreezingCartPole freezes at step 5 on seeds divisible by 3 (the probe seed is one) until RELEASE_FROZEN,

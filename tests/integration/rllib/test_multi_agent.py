@@ -15,7 +15,7 @@ import pytest
 from tests.support.bad_input import assert_one_line_error, in_process
 from tests.support.engines import EVALUATE_DEFAULT, plan_for, run_to_end
 from tests.support.ui import plain, wait_for
-from tui_eval.store import RunLog
+from tui_eval.log.store import RunLog
 
 MODULES = ["p0", "p1"]
 

@@ -106,8 +106,8 @@ def test_pipelines_with_other_pieces_run_rllibs_own_pieces(zoo):
 
 def test_the_description_says_what_is_batched(zoo):
     from tests.support.multi_agent_checks import rllib_pieces_path
+    from tui_eval.config.spec import RunSpec
     from tui_eval.integrations.rllib.kind import RllibKind
-    from tui_eval.spec import RunSpec
 
     checkpoint = zoo / "multi_agent"
     kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=2))

@@ -11,9 +11,9 @@ import shutil
 import pytest
 
 from tests.support.bad_input import assert_one_line_error, in_process
-from tui_eval.decide import gate_answer, gate_exit_code
+from tui_eval.engine.decide import gate_answer, gate_exit_code
 from tui_eval.integrations.rllib.paths.layout import MODULES_DIR
-from tui_eval.store import RunLog
+from tui_eval.log.store import RunLog
 
 MODULES = ["p0", "p1"]
 

@@ -7,8 +7,8 @@ import gymnasium as gym
 import pytest
 from ray.tune.registry import register_env
 
+from tui_eval.config.spec import BadInput
 from tui_eval.integrations.rllib.paths.env import resolve_env
-from tui_eval.spec import BadInput
 
 SEEN_CONTEXTS = []
 

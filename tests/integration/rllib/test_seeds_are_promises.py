@@ -17,10 +17,10 @@ import pytest
 from tests.support.common import CARTPOLE, ROOT
 from tests.support.engines import finish, plan_for, run_to_end
 from tests.support.jobs import EXAMPLES
-from tui_eval.lifecycle import RunMeta
+from tui_eval.log.lifecycle import RunMeta
+from tui_eval.log.store import RunLog
 from tui_eval.session import start_engine
-from tui_eval.store import RunLog
-from tui_eval.summary import replay
+from tui_eval.views.summary import replay
 
 EXPLORE_OFF = ("--explore", "evaluate=off")
 

@@ -11,7 +11,7 @@ import pytest
 from tests.support.bad_input import assert_one_line_error
 from tests.support.jobs import USER, USER_RUNS
 from tests.support.user_checkpoints import MODULE, user_checkpoints
-from tui_eval.store import RunLog
+from tui_eval.log.store import RunLog
 
 
 @pytest.fixture(scope="module")

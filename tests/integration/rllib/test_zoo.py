@@ -12,9 +12,9 @@ import pytest
 from tests.support.bad_input import assert_one_line_error, in_process
 from tests.support.engines import EVALUATE_DEFAULT, by_seed, plan_for, run_to_end
 from tests.support.zoo_checkpoints import ALGORITHMS, OFFLINE
-from tui_eval.format import summary_table
+from tui_eval.log.store import RunLog
 from tui_eval.stats.guards import returns_identical
-from tui_eval.store import RunLog
+from tui_eval.views.format import summary_table
 
 
 @pytest.mark.parametrize("algorithm", list(ALGORITHMS))

@@ -9,9 +9,9 @@ import pytest
 
 from tests.support.engines import run_to_end
 from tests.support.rsl import BATCH_LOG_VARIABLE, ListFeed, demo_checkpoint, run_path
+from tui_eval.config.spec import RunSpec
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.integrations.rsl_rl.paths.factory_env import FactoryVecEnv
-from tui_eval.spec import RunSpec
 
 GLOBAL_VECENV = "tests.support.rsl:make_global_vecenv"
 
@@ -77,7 +77,7 @@ def test_paths_of_a_batched_simulator_run_the_same_worlds_in_their_own_processes
 def test_a_simulator_that_ignores_its_seeds_repeats_episodes_and_the_comparison_says_so(tmp_path):
     """Every batch of a simulator that ignores its seed starts alike: the same episodes come back under other
     seeds. Each is counted, and the verdict says the seeds were not independent; records carry their world."""
-    from tui_eval.format import verdict_line
+    from tui_eval.views.format import verdict_line
 
     engine, records = run_to_end(demo_checkpoint(), "--vecenv", "tests.support.rsl:make_seedless_vecenv",
                                  "--num-envs", "3", "--episodes", "9", log=tmp_path / "run.sqlite")
@@ -87,7 +87,7 @@ def test_a_simulator_that_ignores_its_seeds_repeats_episodes_and_the_comparison_
     summary = engine.stats.comparison_summary()
     assert summary.repeated >= 6  # 3 or 4 batches of the same 3 worlds, on each of two paths
     assert "the seeds were not independent" in verdict_line(summary)
-    from tui_eval.store import RunLog
+    from tui_eval.log.store import RunLog
 
     back = RunLog(tmp_path / "run.sqlite", readonly=True).records()
     assert sorted((r.path, r.seed, r.world, r.start) for r in back) == sorted(

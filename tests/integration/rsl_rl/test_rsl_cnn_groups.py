@@ -8,8 +8,8 @@ import torch
 
 from tests.support.rsl import ListFeed, run_path
 from tests.support.rsl_train import SMALL_PPO, train
+from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
-from tui_eval.spec import BadInput, RunSpec
 
 ENV = "PixelPointGoal-v0"
 SEEDS = list(range(8_000, 8_006))

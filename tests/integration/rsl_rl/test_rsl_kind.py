@@ -17,11 +17,11 @@ from tensordict import TensorDict
 
 from tests.support.bad_input import in_process
 from tests.support.rsl import DEMO_DIR, ROOT, demo_checkpoint, run_path
+from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.integrations.rsl_rl.cfg import infer_cfg, normalise_cfg, read_cfg_file
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.integrations.rsl_rl.paths.model import model_class
 from tui_eval.kinds import load_kind
-from tui_eval.spec import BadInput, RunSpec
 
 OBS = TensorDict({"policy": torch.zeros(1, 4)}, batch_size=[1])
 GROUPS = {"actor": ["policy"], "critic": ["policy"]}

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from tests.support.rsl import demo_checkpoint, run_path
+from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
-from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
 SEEDS = list(range(5_000, 5_020))
 
@@ -101,8 +101,8 @@ def test_onnx_path_matches_runner(kind, runner_and_jit, tmp_path, monkeypatch):
 
 
 def test_engine_runs_both_paths_into_the_log(kind, tmp_path):
-    from tui_eval.engine import Engine
-    from tui_eval.store import RunLog
+    from tui_eval.engine.core import Engine
+    from tui_eval.log.store import RunLog
 
     paths = [kind.build_path(name, False) for name in ("runner", "jit")]
     log = RunLog(tmp_path / "run.db")

@@ -10,8 +10,8 @@ import torch
 
 from tests.support.rsl import run_path
 from tests.support.rsl_train import recurrent_cfg, train
+from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
-from tui_eval.spec import BadInput, RunSpec
 
 ENV = "PointGoal-v0"
 ENV_CONFIG = {"max_episode_steps": 25}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support.rsl import ListFeed, demo_checkpoint, run_path
+from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.integrations.rsl_rl.paths.vecenv import GymVecEnv
-from tui_eval.spec import BadInput, RunSpec
 
 
 def kind_for(**spec):

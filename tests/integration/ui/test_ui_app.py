@@ -17,10 +17,9 @@ from tests.support.fake_path import Script, fake_plan
 from tests.support.ui import plain, wait_for
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.events import PathFailed
-from tui_eval.format import comparison_reason
+from tui_eval.log.store import RunLog
 from tui_eval.runtime.app_process import finish_live
 from tui_eval.session import plan_run
-from tui_eval.store import RunLog
 from tui_eval.ui.app import EXIT_BAD_INPUT, EvalApp
 from tui_eval.ui.export import export_paths
 from tui_eval.ui.widgets import (
@@ -33,6 +32,7 @@ from tui_eval.ui.widgets import (
     StatusLine,
     VerdictBar,
 )
+from tui_eval.views.format import comparison_reason
 
 NUM_ENVS = 4
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.integrations.base import CheckpointKind, PathEntry
-from tui_eval.spec import BadInput, RunSpec, SeedBlock
 
 HELD_OUT_START = 5_000_000
 

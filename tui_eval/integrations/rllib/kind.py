@@ -7,7 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui_eval.env_seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
+from tui_eval.config.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
+from tui_eval.envs.seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
@@ -20,8 +21,7 @@ from tui_eval.integrations.rllib.refusals import (
     refuse_without_env_runners,
 )
 from tui_eval.paths.base import InferencePath
-from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
-from tui_eval.user_code import load_pickle
+from tui_eval.user.code import load_pickle
 
 if TYPE_CHECKING:
     from tui_eval.paths.custom import CustomPath

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tui_eval.config.spec import BadInput
 from tui_eval.integrations.rllib.paths.layout import RUNNER_DIRS, runner_dir
-from tui_eval.spec import BadInput
 
 
 def refuse_without_env_runners(checkpoint: Path, algorithm: str) -> None:

@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tui_eval.config.spec import BadInput
 from tui_eval.errors import first_line
 from tui_eval.integrations.rsl_rl.paths.model import DEFAULT_ACTIVATION
-from tui_eval.spec import BadInput
 
 DEFAULT_NUM_STEPS_PER_ENV = 24
 _DEPRECATED_MODEL_KEYS = ("stochastic", "init_noise_std", "noise_std_type", "state_dependent_std")

@@ -35,7 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tui_eval.env_seeding import SeedCheck
+from tui_eval.config.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
+from tui_eval.envs.seeding import SeedCheck
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.integrations.rsl_rl.cfg import describe_model, env_from_cfg, infer_cfg, normalise_cfg, read_cfg_file
@@ -54,7 +55,6 @@ from tui_eval.integrations.rsl_rl.paths.vecenv import takes_images
 from tui_eval.integrations.rsl_rl.run_folder import ISAAC_LAB, framework_of, run_folder_of
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.native_output import native_stdout_quiet
-from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 
 # Far above the seeds training uses (rsl_rl / Isaac Lab seed from the agent cfg's `seed`, 42 by default;
 # tui-eval's Gymnasium adapter trains worlds on seeds counting up from it).
@@ -151,7 +151,7 @@ class RslRlKind(CheckpointKind):
         import gymnasium as gym
         import numpy as np
 
-        from tui_eval.envs import check_env_id
+        from tui_eval.envs.guard import check_env_id
         from tui_eval.integrations.rsl_rl.paths.eval_env import group_layout
 
         with native_stdout_quiet():

@@ -11,11 +11,11 @@ from typing import Any
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.format import cell_text, ended_by, interval, num, on_off
 from tui_eval.stats import ComparisonSummary
 from tui_eval.stats.declared import Cell, declared
+from tui_eval.views.format import cell_text, ended_by, interval, num, on_off
+from tui_eval.views.snapshot import RunSnapshot
 
-from ..snapshot import RunSnapshot
 from .palette import path_style
 
 # (key, header) around the declared statistics' columns (tui_eval/stats/declared.py); while the table is wider

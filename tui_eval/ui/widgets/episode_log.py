@@ -24,8 +24,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui_eval.format import num
-from tui_eval.spec import EpisodeRecord
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.views.format import num
 
 from .palette import path_style
 

@@ -11,9 +11,9 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui_eval.format import num
 from tui_eval.frames.cells import halfblock_lines
 from tui_eval.frames.hub import Frame, Pane
+from tui_eval.views.format import num
 
 from ..frame_renderers import FrameOptions
 from .palette import path_style

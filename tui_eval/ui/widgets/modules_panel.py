@@ -1,6 +1,6 @@
 """Multi-agent runs: each module's (and the team's) returns per path, a sparkline of its last episodes and its
 verdict. Hidden until an episode with per-module returns arrives; the numbers are those of the `--json`
-summary's per-module part (tui_eval/summary.py), rebuilt from the episodes the app was handed."""
+summary's per-module part (tui_eval/views/summary.py), rebuilt from the episodes the app was handed."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.format import interval, num
-from tui_eval.module_summary import TEAM, team_record
-from tui_eval.spec import EpisodeRecord
-from tui_eval.summary import modules_summary
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.views.format import interval, num
+from tui_eval.views.module_summary import TEAM, team_record
+from tui_eval.views.summary import modules_summary
 
 from ..charts import finite_range, sparkline
 from .palette import path_style

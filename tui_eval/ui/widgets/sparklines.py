@@ -8,8 +8,8 @@ import collections
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.format import num
-from tui_eval.spec import EpisodeRecord
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.views.format import num
 
 from ..charts import finite_range, sparkline
 from .palette import path_style

@@ -13,11 +13,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui_eval.format import interval, num
-from tui_eval.spec import EpisodeRecord
+from tui_eval.config.spec import EpisodeRecord
 from tui_eval.stats.episode_terms import term_differences
-
-from ..snapshot import RunSnapshot
+from tui_eval.views.format import interval, num
+from tui_eval.views.snapshot import RunSnapshot
 
 UNNAMED = "this env names no termination or reward terms (mjlab and Isaac Lab envs do): nothing to show"
 

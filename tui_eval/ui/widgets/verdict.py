@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.format import comparison_reason, could_differ, interval, level, num, verdict_kind
 from tui_eval.stats import ComparisonSummary
+from tui_eval.views.format import comparison_reason, could_differ, interval, level, num, verdict_kind
 
 from .palette import VERDICT_STYLES
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import gymnasium as gym
 
-from tui_eval.envs import import_registrations
+from tui_eval.config.spec import BadInput
+from tui_eval.envs.guard import import_registrations
 from tui_eval.errors import first_line
-from tui_eval.main_guard import main_guard_hint
-from tui_eval.spec import BadInput
+from tui_eval.user.main_guard import main_guard_hint
 
 _ids = itertools.count()
 

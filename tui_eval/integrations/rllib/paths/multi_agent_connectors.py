@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tui_eval.config.spec import EpisodeRecord
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.paths import batched_multi_agent as batched
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
@@ -17,7 +18,6 @@ from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedE
 from tui_eval.integrations.rllib.paths.multi_agent_loop import MultiAgentRunnerLoop, make_multi_agent_vec
 from tui_eval.integrations.rllib.paths.multi_agent_record import multi_agent_record
 from tui_eval.paths.base import Emit, InferencePath
-from tui_eval.spec import EpisodeRecord
 
 
 class RllibMultiAgentConnectorsPath(InferencePath):

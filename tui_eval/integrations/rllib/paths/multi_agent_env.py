@@ -1,7 +1,7 @@
 """A user's MultiAgentEnv behind the same guard every path puts around its envs: each reset seeded from
 the run's feed, a broken world an invalid episode, an env with no seed to run idle.
 
-The multi-agent counterpart of `tui_eval.envs.GuardedEnv`. RLlib's MultiAgentEnvRunner reads agents and
+The multi-agent counterpart of `tui_eval.envs.guard.GuardedEnv`. RLlib's MultiAgentEnvRunner reads agents and
 spaces from its sub-envs' `unwrapped`: the guard is a MultiAgentEnv itself (not a gym.Wrapper), so
 `unwrapped` is the guard and every agent and space it reports is the user's env's. Readers take an
 episode's seed, block, idle and invalid state from the guard (`episode_facts`) at the episode's end, before
@@ -16,7 +16,7 @@ from typing import Any
 
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from tui_eval.envs import all_finite, read_success
+from tui_eval.envs.guard import all_finite, read_success
 from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
 from tui_eval.integrations.rllib.paths.multi_agent_frames import render_modes, render_rgb

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval import global_rng
+from tui_eval.envs import global_rng
 from tui_eval.paths.base import LiveParts
 from tui_eval.paths.rerun import STAGES, Side, Stateless, Trace, first_row, flat
 from tui_eval.paths.rllib_parts import module_logits

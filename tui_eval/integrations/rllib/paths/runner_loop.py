@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.envs import IDLE_KEY
+from tui_eval.envs.guard import IDLE_KEY
 from tui_eval.feed import SeedFeed
 from tui_eval.paths.base import Emit
 

@@ -15,10 +15,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from tui_eval.config.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec
 from tui_eval.integrations.base import PathEntry
 from tui_eval.integrations.rsl_rl.kind import HELD_OUT_START, RslRlKind
 from tui_eval.integrations.rsl_rl.run_folder import MJLAB, checkpoints, deployed_onnx, framework_of, run_folder_of
-from tui_eval.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec
 
 #: metadata keys of mjlab's ONNX export shown in the header (the rest are per joint or per observation term)
 _SHOWN_METADATA = ("run_path", "joint_names", "command_names", "observation_names", "action_scale")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import sys
 
+from tui_eval.config.spec import BadInput
 from tui_eval.integrations.rsl_rl.paths.model import quiet
 from tui_eval.paths.native_output import native_stdout_quiet
-from tui_eval.spec import BadInput
 
 
 def require_mjlab() -> None:

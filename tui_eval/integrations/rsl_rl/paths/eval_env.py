@@ -13,8 +13,8 @@ import numpy as np
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
+from tui_eval.config.spec import BadInput
 from tui_eval.feed import SeedFeed
-from tui_eval.spec import BadInput
 
 # world states (FactoryVecEnv; GymVecEnv uses LIVE and IDLE only)
 IDLE, LIVE, DISCARD = 0, 1, 2
@@ -30,7 +30,7 @@ class EpisodeEnd:
     success: bool | None
     reason: str | None  # set: the episode is invalid
     wall_s: float
-    start: str | None = None  # a fingerprint of the world's first observation (tui_eval.envs.start_fingerprint)
+    start: str | None = None  # a fingerprint of the world's first observation (tui_eval.envs.guard.start_fingerprint)
     termination: str | None = None  # the termination term that ended it (a manager-based env: manager_terms.py)
     reward_terms: tuple[tuple[str, float], ...] = ()  # each reward term's sum over the episode (same)
 

@@ -15,7 +15,7 @@ env), and again after the env raised.
 Such a VecEnv resets its worlds itself and is seeded as a whole: one seed for a batch of worlds. So
 the unit that pairs across paths is (batch seed, world), and the run's seeds map onto it one to one: seed
 S is world `S mod N` of the batch seeded `S - S mod N` (N worlds). The env plays batches: before each one
-it is put in the batch seed's state (`_reseed`: the process-wide generators, tui_eval/global_rng.py, then
+it is put in the batch seed's state (`_reseed`: the process-wide generators, tui_eval/envs/global_rng.py, then
 the env's own `seed(s)` and `reset()` where it has them, else a new env from the factory with that seed),
 every world whose seed the path was handed runs one full episode, and the other worlds' episodes are not
 recorded; the batch ends when its last recorded episode does. So every batch has its own seed, whichever
@@ -44,13 +44,13 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from tui_eval import global_rng
-from tui_eval.envs import SUCCESS_CONVENTIONS, start_fingerprint
+from tui_eval.config.spec import BadInput
+from tui_eval.envs import global_rng
+from tui_eval.envs.guard import SUCCESS_CONVENTIONS, start_fingerprint
 from tui_eval.errors import first_line
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import DISCARD, IDLE, LIVE, EpisodeEnd, EvalVecEnv
 from tui_eval.integrations.rsl_rl.paths.manager_terms import ManagerTerms
-from tui_eval.spec import BadInput
 
 
 def resolve_factory(text: str) -> Callable[..., VecEnv]:

@@ -3,7 +3,7 @@
 Two ways in, one interface out (`EvalVecEnv`: an rsl_rl `VecEnv` plus per-world episode labels):
 
 **A registered Gymnasium env** (`GymVecEnv`, from `--env ID` / `--env-config JSON` or the checkpoint's
-cfg): `num_envs` sub-envs, each a `GuardedEnv` (tui_eval/envs.py) that takes its reset seed from the
+cfg): `num_envs` sub-envs, each a `GuardedEnv` (tui_eval/envs/guard.py) that takes its reset seed from the
 run's seed feed. A world runs one full episode per seed: when its episode ends inside `step`, it is
 reset at once with the next seed (rsl_rl's convention: the observation returned for a done world is
 the first one of its next episode), so no 0-reward dummy step is ever counted (Gymnasium's own vector
@@ -27,7 +27,8 @@ import numpy as np
 import torch
 from tensordict import TensorDict
 
-from tui_eval.envs import (
+from tui_eval.config.spec import BadInput
+from tui_eval.envs.guard import (
     BLOCK_KEY,
     INVALID_KEY,
     SEED_KEY,
@@ -42,7 +43,6 @@ from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import IDLE, LIVE, EpisodeEnd, EvalVecEnv, group_layout
 from tui_eval.integrations.rsl_rl.paths.factory_env import FactoryVecEnv, resolve_factory
 from tui_eval.paths.native_output import native_stdout_quiet
-from tui_eval.spec import BadInput
 
 
 class GymVecEnv(EvalVecEnv):

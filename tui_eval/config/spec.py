@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui_eval import option as o
-from tui_eval.option import Option, Scope, Travel
+from tui_eval.config import option as o
+from tui_eval.config.option import Option, Scope, Travel
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class EpisodeRecord:
     modules: tuple[tuple[str, float, int], ...] = ()
     #: a batched simulator's world that ran it (its batch seed is `seed - world`); None for per-episode seeded envs
     world: int | None = None
-    #: a fingerprint of the episode's first observation (tui_eval.envs.start_fingerprint), where the path reads it:
+    #: a fingerprint of the episode's first observation (envs/guard.py's start_fingerprint), where the path reads it:
     #: two records of one path with the same start, return and length under different seeds repeat one episode
     start: str | None = None
     #: the termination term that ended the episode, where the env names it (a manager-based env: `time_out`,
@@ -130,7 +130,7 @@ class RunSpec:
     log: str | None = None
     json: str | None = None
     fail_on_differ: bool = False
-    until_decided: bool = False  # stop once decided (tui_eval.decide); `episodes` is then the budget
+    until_decided: bool = False  # stop once decided (tui_eval.engine.decide); `episodes` is then the budget
     fail_if_worse: float | None = None  # --vs gate: exit 3 when worse than the baseline by more than this
     fail_if_worse_success: float | None = None  # the same for the success rate, in percentage points
     return_bounds: tuple[float, float] | None = None

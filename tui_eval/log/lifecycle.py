@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 
 class MetaStore(Protocol):
-    """Where a run's record is kept (`tui_eval.store.RunLog`)."""
+    """Where a run's record is kept (`tui_eval.log.store.RunLog`)."""
 
     def meta(self) -> dict[str, Any]: ...
 

@@ -10,7 +10,7 @@ from tui_eval.frames.hub import FrameHub
 
 
 class Schedule(Protocol):
-    """What a feed needs of the engine (`tui_eval.engine.Engine` is one)."""
+    """What a feed needs of the engine (`tui_eval.engine.core.Engine` is one)."""
 
     heartbeat: Heartbeat
     frames: FrameHub

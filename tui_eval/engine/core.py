@@ -13,20 +13,20 @@ import time
 import traceback
 from collections.abc import Callable
 
-from tui_eval.engine_feed import PathFeed
-from tui_eval.engine_frozen import watch_for_frozen_steps
-from tui_eval.engine_proof import first_unproven_difference, restore_proof, start_proof
-from tui_eval.engine_schedule import PathSchedule, restore_schedules
+from tui_eval.config.spec import EpisodeRecord, SeedBlock
+from tui_eval.engine.feed import PathFeed
+from tui_eval.engine.frozen import watch_for_frozen_steps
+from tui_eval.engine.proof import first_unproven_difference, restore_proof, start_proof
+from tui_eval.engine.schedule import PathSchedule, restore_schedules
 from tui_eval.errors import first_line
 from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, PathNotice, StateChanged
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.hub import FrameHub
-from tui_eval.lifecycle import EngineState
+from tui_eval.log.lifecycle import EngineState
+from tui_eval.log.store import RunLog
 from tui_eval.paths.base import InferencePath, PathGivenUp, close_quietly
-from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ComparisonSummary, ExactProof, ReturnBounds, ReturnsSnapshot, RunStats
 from tui_eval.stats.exact_proof import PENDING
-from tui_eval.store import RunLog
 
 MAX_RESTARTS = 3
 Subscriber = Callable[[Event], None]
@@ -195,7 +195,7 @@ class Engine:
 
     def end_early(self) -> None:
         """Start no new episode, as if every path had reached its budget: the episodes in flight finish
-        and are recorded, then the run is done (`--until-decided`, `tui_eval.decide`)."""
+        and are recorded, then the run is done (`--until-decided`, `tui_eval.engine.decide`)."""
         with self._lock:
             self._enough = True
             self._wake.notify_all()

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from tui_eval.format import workers_line
+from tui_eval.config.spec import EpisodeRecord, SeedBlock
+from tui_eval.engine.void import void_reason
 from tui_eval.frames.hub import FrameView, Key
-from tui_eval.spec import EpisodeRecord, SeedBlock
 from tui_eval.stats import ComparisonSummary, ReturnsSnapshot
-from tui_eval.void import void_reason
+from tui_eval.views.format import workers_line
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class RunSnapshot:
 
 def engine_snapshot(engine: Any, current_block_only: bool = False, with_returns: bool = False,
                     numbers: bool = True) -> RunSnapshot:
-    """A running engine's numbers now (`tui_eval.engine.Engine`); without `numbers` (a header redrawn
+    """A running engine's numbers now (`tui_eval.engine.core.Engine`); without `numbers` (a header redrawn
     between statistics refreshes) no summaries."""
     paths = tuple(engine.paths)
     summaries, comparison = engine.snapshot(current_block_only) if numbers else ({}, None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-#: the `--import`ed .py files, in order (tui_eval/user_code.py adds them)
+#: the `--import`ed .py files, in order (tui_eval/user/code.py adds them)
 IMPORTED_FILES: list[Path] = []
 _REGISTER_CALLS = ("register_env", "register")
 

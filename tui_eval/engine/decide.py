@@ -23,10 +23,10 @@ import threading
 import time
 from typing import Any
 
+from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.engine.void import VOID, void_reason
 from tui_eval.exit_codes import EXIT_DIFFER, EXIT_OK, EXIT_UNDECIDED
-from tui_eval.lifecycle import RunMeta
-from tui_eval.spec import BadInput, RunSpec
-from tui_eval.void import VOID, void_reason
+from tui_eval.log.lifecycle import RunMeta
 
 __all__ = ["EXIT_NOT_WORSE", "EXIT_WORSE", "EXIT_UNDECIDED", "decision_options", "gate_answer", "answer",
            "decision_summary", "gate_exit_code", "decision_line", "check_gate_paths", "DecisionWatch",

@@ -6,14 +6,14 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tui_eval.decide import decision_summary
-from tui_eval.format import comparison_reason
-from tui_eval.module_summary import TEAM, agent_steps, module_ids, module_view, path_keys, team_record
-from tui_eval.spec import EpisodeRecord
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.engine.decide import decision_summary
+from tui_eval.engine.void import void_reason, voided
 from tui_eval.stats import ComparisonSummary, ExactProof, RunStats
 from tui_eval.stats.declared import declared
 from tui_eval.stats.episode_terms import term_differences
-from tui_eval.void import void_reason, voided
+from tui_eval.views.format import comparison_reason
+from tui_eval.views.module_summary import TEAM, agent_steps, module_ids, module_view, path_keys, team_record
 
 
 def json_clean(value: Any) -> Any:

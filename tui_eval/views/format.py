@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tui_eval.decide import decision_line
-from tui_eval.module_summary import TEAM
+from tui_eval.engine.decide import decision_line
+from tui_eval.engine.void import VOID, void_line
 from tui_eval.stats import ComparisonSummary, returns_identical
 from tui_eval.stats.declared import Cell, declared
-from tui_eval.void import VOID, void_line
+from tui_eval.views.module_summary import TEAM
 
 
 def num(value: Any, digits: int = 1) -> str:

@@ -4,7 +4,7 @@ Started by the engine when an exact comparison (explore off on both paths) sees 
 (tui_eval/stats/exact_proof.py says why). Runs in a thread of its own while the run goes on; the engine's
 `prove` callable replays one seed of one path in a fresh process (tui_eval/session.py). The result is shared by
 every comparison of the run, written to the log and said as a notice; a run that ends meanwhile waits for it.
-`engine` is the `tui_eval.engine.Engine` that started it (not imported: the engine imports this module).
+`engine` is the `tui_eval.engine.core.Engine` that started it (not imported: the engine imports this module).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from tui_eval.config.spec import EpisodeRecord
 from tui_eval.errors import first_line
 from tui_eval.events import PathNotice
-from tui_eval.lifecycle import RunMeta
-from tui_eval.spec import EpisodeRecord
+from tui_eval.log.lifecycle import RunMeta
 from tui_eval.stats.compare import same_result
 from tui_eval.stats.comparison_summary import SeedResult
 from tui_eval.stats.exact_proof import NOT_NEEDED, PENDING, PROVEN, REFUTED, ExactProof

@@ -1,6 +1,6 @@
 """How a run option is declared: once, with its flag, help, parsing, JSON form and where it travels.
 
-`tui_eval.spec.RUN_OPTIONS` holds one `Option` per `tui-eval [run]` flag. From it come the run's
+`tui_eval.config.spec.RUN_OPTIONS` holds one `Option` per `tui-eval [run]` flag. From it come the run's
 argparse arguments, `RunSpec.to_argv` (the command line that gives the same spec back), `RunSpec.to_json`
 / `from_json`, and what a run started elsewhere from the spec keeps (a detached or resumed run, a clip, a
 Ray actor). Parsers here raise ValueError with the one line the user reads (the CLI turns it into BadInput).

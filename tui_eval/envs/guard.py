@@ -12,7 +12,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from tui_eval import global_rng
+from tui_eval.envs import global_rng
 from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
 
@@ -77,7 +77,7 @@ class GuardedEnv(gym.Wrapper):
 
     The process-wide generators (`random`, NumPy's, torch's) are seeded from the episode's seed right before
     the env's reset, and an env that draws from them keeps its own copy across its calls
-    (tui_eval/global_rng.py): so the episode follows its seed, whatever the policy or other sub-envs drew.
+    (tui_eval/envs/global_rng.py): so the episode follows its seed, whatever the policy or other sub-envs drew.
 
     Invalid (non-finite observation/reward/action, an exception from the env, a step slower than
     `step_timeout`): the episode terminates at once with reward 0 and `info[INVALID_KEY]` naming the
@@ -208,7 +208,7 @@ class GuardedEnv(gym.Wrapper):
 
 def check_env_id(env_id: str) -> None:
     """Raise BadInput unless `env_id` is a registered Gymnasium env."""
-    from tui_eval.spec import BadInput
+    from tui_eval.config.spec import BadInput
 
     import_registrations()
     module, _, name = env_id.rpartition(":")
@@ -219,7 +219,7 @@ def check_env_id(env_id: str) -> None:
             raise BadInput(f"cannot import {module!r} for env {env_id!r} ({first_line(exc)}); "
                            "check the module name in --env module:EnvId") from None
     if name not in gym.registry:
-        from tui_eval.main_guard import main_guard_hint
+        from tui_eval.user.main_guard import main_guard_hint
 
         hint = main_guard_hint(name)
         if hint is not None:

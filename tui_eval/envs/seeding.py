@@ -8,7 +8,7 @@ report the env, not the paths. So two episodes are played from `reset(seed=S)` w
 actions; where they part, the comparison is made statistical (its intervals do not need repeatable seeds).
 
 The probe plays as the run does: the process-wide generators seeded from the seed before the reset
-(tui_eval/global_rng.py), actions the env accepts (an `action_mask` in the observation is honoured), and two
+(tui_eval/envs/global_rng.py), actions the env accepts (an `action_mask` in the observation is honoured), and two
 envs stepped in turn, as sub-envs of a vector are, each of which must give the episode it gives alone. It also
 notes which process-wide generators the env draws from (`SeedCheck.draws`): the run keeps those apart per env.
 An env that raises before the two episodes part is not judged (`repeats` None): no comparison is exact then.
@@ -24,7 +24,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from tui_eval import global_rng
+from tui_eval.envs import global_rng
 
 #: steps of each probe episode: enough for a per-step random draw to show, cheap next to loading a policy
 PROBE_STEPS = 50
@@ -157,7 +157,7 @@ class SeedCheck:
 
     repeats: bool | None
     line: str
-    #: the process-wide generators the env was seen to draw from (tui_eval/global_rng.py)
+    #: the process-wide generators the env was seen to draw from (tui_eval/envs/global_rng.py)
     draws: frozenset[str] = frozenset()
 
 

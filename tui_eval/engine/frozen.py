@@ -1,6 +1,6 @@
 """The engine's watchdog for frozen worlds: a step that never returns cannot be interrupted, so its episode is
 recorded invalid, its worker abandoned and the path loaded afresh (`--step-timeout`). In-process paths only: a
-path in a process or actor of its own watches its own steps. `engine` is the `tui_eval.engine.Engine` (not
+path in a process or actor of its own watches its own steps. `engine` is the `tui_eval.engine.core.Engine` (not
 imported: it imports this module)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tui_eval.spec import EpisodeRecord
+from tui_eval.config.spec import EpisodeRecord
 
 
 def watch_for_frozen_steps(engine: Any) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass, field
 
+from tui_eval.config.spec import SeedBlock
 from tui_eval.feed import Seed
-from tui_eval.spec import SeedBlock
 
 
 @dataclass(eq=False)

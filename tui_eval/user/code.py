@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from tui_eval.config.spec import BadInput
 from tui_eval.errors import first_line
-from tui_eval.main_guard import IMPORTED_FILES
-from tui_eval.spec import BadInput
+from tui_eval.user.main_guard import IMPORTED_FILES
 
 
 def make_cwd_importable() -> None:

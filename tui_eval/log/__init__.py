@@ -1,0 +1,1 @@
+"""A run's durable log (SQLite) and its lifecycle (status, meta, snapshots)."""
