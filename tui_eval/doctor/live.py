@@ -15,8 +15,6 @@ from typing import Any
 from tui_eval.doctor.core import Diagnosis, diagnose_multi_agent_paths, diagnose_paths
 from tui_eval.doctor.findings import UNEXPLAINED, Finding
 
-RECURRENT = ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell")
-
 
 def diagnose_live(plan, records, explore: dict[str, bool],
                   progress: Callable[[str], None] = lambda s: None) -> Diagnosis:
@@ -36,7 +34,7 @@ def diagnose_live(plan, records, explore: dict[str, bool],
             diagnosis = diagnose_multi_agent_paths(built, plan.kind, kept, None, progress)
         else:
             diagnosis = diagnose_paths(built, plan.kind, batch, None, progress)
-        stateful = [name for name, path in built.items() if carries_state(path)]
+        stateful = [name for name, path in built.items() if path.keeps_state()]
     finally:
         for path in built.values():
             try:
@@ -68,19 +66,3 @@ def note_fresh_state(d: Diagnosis, stateful: list[str], plan) -> None:
             f"reset the state at every episode's start; to prove it, run tui-eval diagnose {plan.kind.checkpoint} "
             f"--paths {a},{b} (it plays episodes on the paths before its replay)",
             [a, b], "action", d.seed, None, 60, "recurrent")
-
-
-def carries_state(path: Any) -> bool:
-    """Whether a built path's policy keeps state from step to step (rsl_rl's recurrent actors, an RLlib
-    stateful module, a `--path` loop holding a recurrent torch module)."""
-    if getattr(path, "recurrent", False):
-        return True
-    target = getattr(path, "target", None)
-    if target is None:
-        parts = path.live_parts()
-        module = getattr(parts, "module", None)
-        return bool(module is not None and hasattr(module, "is_stateful") and module.is_stateful())
-    from tui_eval.doctor.sides import reachable_modules
-
-    return any(getattr(sub, "original_name", type(sub).__name__) in RECURRENT
-               for module in reachable_modules(target) for sub in module.modules())

@@ -5,7 +5,7 @@
 - Static diff: what each path uses, read from its live objects as for single-agent paths (explore, env and
   env_config, pipeline pieces, connector state, every module's weights against the checkpoint), ranked by
   the same rules (tui_eval/doctor/findings.py).
-- Replay (multi_agent_replay.py): the actions each path sends, per agent, step by step, on that seed.
+- Replay (each path's own, a MultiTrace): the actions each path sends, per agent, step by step, on that seed.
 - Probe "agent-to-module mapping": a `--path` loop that parts from `connectors` is tried against every other
   mapping of its agents to the checkpoint's modules; the one that makes `connectors` send the loop's actions
   at every step is named, with that proof.
@@ -23,15 +23,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tui_eval.doctor.findings import UNEXPLAINED, Finding, diagnose_pair
-from tui_eval.doctor.multi_agent_replay import (
-    MultiTrace,
-    checkpoint_mapping,
-    find_mapping,
-    first_action_divergence,
-    replay_multi_agent,
-)
 from tui_eval.doctor.replay import Divergence
 from tui_eval.doctor.static_diff import compare, env_facts, weight_diff
+from tui_eval.paths.custom import CustomPath
+from tui_eval.paths.rerun import AgentMapping, MultiTrace, first_action_divergence
 from tui_eval.paths.rllib_parts import connector_states, find_live
 
 SKIPPED = ("single-agent probes (observation normalizer, observation order, float precision, train mode, "
@@ -80,22 +75,23 @@ def _modules_of(holder: Any, depth: int = 3) -> dict[str, Any]:
 
 
 def path_facts(path: Any, kind: Any, references: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-    """Plain facts of one multi-agent path (keys as static_diff's FACT_ORDER; absent: unknown)."""
+    """Plain facts of one multi-agent path (keys as static_diff's FACT_ORDER; absent: unknown), from what it
+    offers (`live_parts`), or for a `--path` loop what is found inside its object."""
     owner = getattr(path, "vs_kind", None) or kind
-    evaluate = type(path).__name__ == "RllibMultiAgentEvaluatePath"
-    parts = path.live_parts() if evaluate else None
-    found = find_live(path.target) if hasattr(path, "target") else {}
-    e2m = getattr(parts, "env_to_module", None) or getattr(path, "env_to_module", None) or found.get("env_to_module")
-    m2e = getattr(parts, "module_to_env", None) or getattr(path, "module_to_env", None) or found.get("module_to_env")
-    f: dict[str, Any] = {"explore": bool(parts.explore) if parts is not None else getattr(path, "explore", None)}
+    parts = path.live_parts()
+    evaluate = parts is not None and parts.label == "evaluate"
+    loop = isinstance(path, CustomPath)
+    found = find_live(path.target) if loop else {}
+    e2m = found.get("env_to_module") if loop else getattr(parts, "env_to_module", None)
+    m2e = found.get("module_to_env") if loop else getattr(parts, "module_to_env", None)
+    f: dict[str, Any] = {"explore": bool(parts.explore) if evaluate and parts is not None else path.explore}
     f.update(env_facts(None, owner.eval_env if evaluate else owner.env))
     f["env_to_module pieces"] = None if e2m is None else [type(c).__name__ for c in e2m.connectors]
     f["module_to_env pieces"] = None if m2e is None else [type(c).__name__ for c in m2e.connectors]
     if e2m is not None or m2e is not None:
         f["connector state"] = {side: s for side, s in (("env_to_module", connector_states(e2m)),
                                                         ("module_to_env", connector_states(m2e))) if s}
-    modules = _modules_of(parts.module if parts is not None else getattr(path, "module", None)) or \
-        _modules_of(getattr(path, "target", None))
+    modules = _modules_of(path.target) if loop else _modules_of(getattr(parts, "module", None))
     if modules:
         weights = references(kind)  # the run's checkpoint, as for single-agent paths: a `--vs` baseline's differ
         diffs = {f"{mid}/{k}": v for mid, sub in modules.items()
@@ -107,22 +103,19 @@ def path_facts(path: Any, kind: Any, references: Callable[[Any], dict[str, Any]]
 def _mapping_finding(a: str, b: str, built: dict[str, Any], traces: dict[str, MultiTrace], seed: int,
                      module_ids: list[str], notes: list[str]) -> Finding | None:
     """Probe: the custom path of the pair mapped its agents to other modules than the checkpoint does."""
-    from tui_eval.integrations.rllib.paths.multi_agent_connectors import RllibMultiAgentConnectorsPath
-    from tui_eval.integrations.rllib.paths.multi_agent_custom import MultiAgentCustomPath
-
-    roles = {type(built[n]): n for n in (a, b)}
-    loop, connectors = roles.get(MultiAgentCustomPath), roles.get(RllibMultiAgentConnectorsPath)
+    loop = next((n for n in (a, b) if isinstance(built[n], CustomPath)), None)
+    connectors = next((n for n in (a, b) if isinstance(built[n], AgentMapping)), None)
     if loop is None or connectors is None:
         return None
     if built[loop].explore or built[connectors].explore:
         notes.append(f"mapping probe ({loop}): needs explore off on both paths (sampled actions differ anyway)")
         return None
-    mapping = find_mapping(built[connectors], traces[loop], seed, module_ids)
+    mapping = built[connectors].mapping_for(traces[loop], seed, module_ids)
     if mapping is None:
         notes.append(f"mapping probe ({loop}): no other mapping of its agents to {', '.join(module_ids)} makes "
                      f"`{connectors}` act as it does")
         return None
-    own = checkpoint_mapping(built[connectors].loop.mapping_fn, list(mapping))
+    own = built[connectors].own_mapping(list(mapping))
     wrong = ", ".join(f"agent {agent} -> {m} (checkpoint: {own[agent]})" for agent, m in mapping.items()
                       if m != own[agent])
     step = first_action_divergence(traces[connectors], traces[loop])
@@ -138,15 +131,13 @@ def _mapping_finding(a: str, b: str, built: dict[str, Any], traces: dict[str, Mu
 
 def _state_finding(a: str, b: str, built: dict[str, Any], traces: dict[str, MultiTrace], seed: int) -> Finding | None:
     """Probe: the custom path of the pair, built afresh, sends the other's actions at every step of the seed."""
-    from tui_eval.doctor.multi_agent_replay import replay_custom
-
-    loop = next((n for n in (a, b) if getattr(built[n], "remake", None) is not None), None)
+    loop = next((n for n in (a, b) if isinstance(built[n], CustomPath) and built[n].remake is not None), None)
     if loop is None or built[a].explore or built[b].explore:
         return None
     other, path = b if loop == a else a, built[loop]
     stale, path.target = path.target, path.remake(path.explore)
     try:
-        fresh = replay_custom(path, seed)
+        fresh = path.replay(seed)
     finally:
         fresh_target, path.target = path.target, stale
         if callable(getattr(fresh_target, "close", None)):
@@ -188,7 +179,7 @@ def diagnose_multi_agent(built: dict[str, Any], kind: Any, records: list, seed: 
     replay_json: dict[str, Any] = {"seed": chosen, "paths": {}, "pairs": []}
     if chosen is not None:
         progress(f"replaying seed {chosen}")
-        traces = {n: replay_multi_agent(p, chosen) for n, p in built.items()}
+        traces = {n: _replayed(p, chosen) for n, p in built.items()}
         replay_json["paths"] = {n: {"modules": t.modules, "length": len(t.actions), "note": t.note}
                                 for n, t in traces.items()}
         a = names[0]
@@ -200,6 +191,13 @@ def diagnose_multi_agent(built: dict[str, Any], kind: Any, records: list, seed: 
     replay_json["modules"] = {p: {str(s): m for s, m in seeds.items()} for p, seeds in batch.items()}
     return {"findings": findings, "same": same, "differ": differ, "replay": replay_json, "paths": names,
             "seed": chosen, "batch": team, "notes": notes, "wall_s": time.perf_counter() - started}
+
+
+def _replayed(path: Any, seed: int) -> MultiTrace:
+    trace = path.replay(seed)
+    if isinstance(trace, MultiTrace):
+        return trace
+    return MultiTrace(path.name, note="not replayed (RLlib's EnvRunner steps it): its episodes' returns are compared")
 
 
 def _pair(a: str, b: str, built, kind, traces, batch, per_path, saved, seed, notes, replay_json) -> list:
@@ -215,7 +213,7 @@ def _pair(a: str, b: str, built, kind, traces, batch, per_path, saved, seed, not
         return []
     div = (Divergence(parted[0], "action_for_env", parted[1], "action") if parted is not None
            else Divergence(None, None, {}, "unknown"))
-    kinds = {n: "custom" if hasattr(built[n], "target") else n for n in (a, b)}
+    kinds = {n: "custom" if isinstance(built[n], CustomPath) else n for n in (a, b)}
     _, pair_differ = compare({a: per_path[a], b: per_path[b]})  # what differs between these two
     found = diagnose_pair(a, b, per_path, pair_differ, div, seed, kinds, saved, coarse=True)
     probed, tried = None, []  # type: Finding | None, list[str]

@@ -3,10 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
 from tui_eval.doctor.static_diff import Probe
 from tui_eval.paths.rerun import Side, Trace
 
@@ -22,31 +18,3 @@ def build_side(pr: Probe, trace: Trace) -> Side:
         return Side(pr.name, trace, explore=pr.explore)
     side.name, side.explore = pr.name, pr.explore
     return side
-
-
-def reachable_modules(obj: Any, depth: int = 4) -> list[Any]:
-    """torch nn.Modules reachable from `obj` (attributes, lists, dicts), outermost first."""
-    import torch
-
-    found: list[Any] = []
-    seen: set[int] = set()
-
-    def visit(o: Any, level: int) -> None:
-        if o is None or id(o) in seen or level > depth or isinstance(o, (str, bytes, int, float, np.ndarray)):
-            return
-        seen.add(id(o))
-        if isinstance(o, torch.nn.Module):
-            found.append(o)
-            return
-        children: list[Any] = []
-        if hasattr(o, "__dict__") and not isinstance(o, type):
-            children.extend(vars(o).values())
-        if isinstance(o, (list, tuple)):
-            children.extend(o)
-        if isinstance(o, dict):
-            children.extend(o.values())
-        for child in children:
-            visit(child, level + 1)
-
-    visit(obj, 0)
-    return found

@@ -73,6 +73,11 @@ class InferencePath(ABC):
         """What the doctor can read of this path's live pieces; None: only its episodes are compared."""
         return None
 
+    def keeps_state(self) -> bool:
+        """Whether the path's policy keeps a state from step to step (a recurrent actor): the doctor says what a
+        fresh path cannot show of a state carried over from earlier episodes."""
+        return False
+
     def replay(self, seed: int) -> Trace | None:
         """One episode on `seed` with every stage this path can show recorded (tui_eval/paths/rerun.py), for
         the doctor; None: it compares only this path's episodes."""

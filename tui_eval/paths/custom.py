@@ -196,6 +196,11 @@ class CustomPath(InferencePath):
         return LiveParts("custom", found["module"], found["env_to_module"], found["module_to_env"],
                          make_env=lambda: inner, explore=self.explore)
 
+    def keeps_state(self) -> bool:
+        from tui_eval.paths.rerun import holds_recurrent_module
+
+        return holds_recurrent_module(self.target)
+
     def replay(self, seed: int) -> Trace:
         from tui_eval.paths.custom_rerun import replay_custom
 

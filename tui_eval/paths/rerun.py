@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -141,3 +141,90 @@ def flat(value: Any) -> np.ndarray:
     if isinstance(value, dict):
         return np.concatenate([flat(value[k]).reshape(-1).astype(float) for k in sorted(value)])
     return np.array(value, copy=True)
+
+
+# ------------------------------------------------------------------------------------------- multi-agent
+@dataclass
+class MultiTrace:
+    """A multi-agent path's replay: per env step, the actions by agent ID it sent; each module's return."""
+
+    path: str
+    actions: list[dict[Any, Any]] = field(default_factory=list)  # per env step: agent ID -> action sent
+    modules: dict[str, float] = field(default_factory=dict)  # module ID -> return
+    note: str = ""
+
+    @property
+    def replayed(self) -> bool:
+        return bool(self.actions)
+
+
+def first_action_divergence(a: MultiTrace, b: MultiTrace) -> tuple[int, dict[str, Any]] | None:
+    """(step, {path: that step's actions}) where two traces first send other actions (or end apart); None
+    when they send the same actions throughout."""
+    for t in range(max(len(a.actions), len(b.actions))):
+        sa = a.actions[t] if t < len(a.actions) else None
+        sb = b.actions[t] if t < len(b.actions) else None
+        if sa is None or sb is None or sa.keys() != sb.keys() or not all(close_to(sa[k], sb[k]) for k in sa):
+            return t, {a.path: plain(sa), b.path: plain(sb)}
+    return None
+
+
+def plain(actions: dict[Any, Any] | None) -> Any:
+    if actions is None:
+        return "episode over"
+    return {str(agent): np.asarray(a).tolist() for agent, a in actions.items()}
+
+
+def close_to(a: Any, b: Any, atol: float = 1e-5, rtol: float = 1e-5) -> bool:
+    try:
+        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        return a == b
+    return x.shape == y.shape and bool(np.allclose(x, y, atol=atol, rtol=rtol))
+
+
+@runtime_checkable
+class AgentMapping(Protocol):
+    """A multi-agent path that maps agents to modules by the checkpoint's function, and can replay a seed under
+    another mapping (the doctor's mapping probe)."""
+
+    def own_mapping(self, agents: Sequence[Any]) -> dict[Any, str]: ...
+
+    def mapping_for(self, loop: MultiTrace, seed: int, module_ids: Sequence[str]) -> dict[Any, str] | None: ...
+
+
+RECURRENT = ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell")
+
+
+def reachable_modules(obj: Any, depth: int = 4) -> list[Any]:
+    """torch nn.Modules reachable from `obj` (attributes, lists, dicts), outermost first."""
+    import torch
+
+    found: list[Any] = []
+    seen: set[int] = set()
+
+    def visit(o: Any, level: int) -> None:
+        if o is None or id(o) in seen or level > depth or isinstance(o, (str, bytes, int, float, np.ndarray)):
+            return
+        seen.add(id(o))
+        if isinstance(o, torch.nn.Module):
+            found.append(o)
+            return
+        children: list[Any] = []
+        if hasattr(o, "__dict__") and not isinstance(o, type):
+            children.extend(vars(o).values())
+        if isinstance(o, (list, tuple)):
+            children.extend(o)
+        if isinstance(o, dict):
+            children.extend(o.values())
+        for child in children:
+            visit(child, level + 1)
+
+    visit(obj, 0)
+    return found
+
+
+def holds_recurrent_module(obj: Any) -> bool:
+    """Whether a torch recurrent layer (also a scripted one) is reachable from `obj`."""
+    return any(getattr(sub, "original_name", type(sub).__name__) in RECURRENT
+               for module in reachable_modules(obj) for sub in module.modules())

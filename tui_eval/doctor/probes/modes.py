@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from tui_eval.doctor.probes.base import Case, Counterfactual, agree, max_diff, steps_text
-from tui_eval.doctor.sides import reachable_modules
+from tui_eval.paths.rerun import reachable_modules
 
 REPEATS = 4
 

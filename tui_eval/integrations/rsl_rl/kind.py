@@ -252,7 +252,7 @@ class RslRlKind(CheckpointKind):
             return self.checkpoint, self.checkpoint.name
         import torch
 
-        from tui_eval.integrations.rsl_rl.paths.export import cache_root
+        from tui_eval.paths.cache import cache_root
 
         digest = hashlib.sha256(self.checkpoint.read_bytes()).hexdigest()[:16]
         target = cache_root() / "rsl_rl" / f"{self.checkpoint.stem}-{digest}" / "mapped_5x.pt"

@@ -5,6 +5,7 @@ multi-agent pieces, their batched equivalents (batched_multi_agent.py) stand for
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
 from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
 from tui_eval.integrations.rllib.paths.multi_agent_loop import MultiAgentRunnerLoop, make_multi_agent_vec
 from tui_eval.integrations.rllib.paths.multi_agent_record import multi_agent_record
-from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.paths.base import Emit, InferencePath, LiveParts
+from tui_eval.paths.rerun import MultiTrace
 
 
 class RllibMultiAgentConnectorsPath(InferencePath):
@@ -91,6 +93,26 @@ class RllibMultiAgentConnectorsPath(InferencePath):
     def _record(self, episode: Any, facts: dict[str, Any], wall_s: float) -> EpisodeRecord:
         return multi_agent_record(path=self.name, facts=facts, chunks=[episode], module_ids=self.module_ids,
                                   view=self.view, wall_s=wall_s, explore=self.explore)
+
+    def live_parts(self) -> LiveParts:
+        return LiveParts("connectors", self.module, self.env_to_module, self.module_to_env, explore=self.explore)
+
+    def replay(self, seed: int) -> MultiTrace:  # type: ignore[override]  # a multi-agent path's replay
+        from tui_eval.integrations.rllib.paths.multi_agent_rerun import replay_connectors
+
+        return replay_connectors(self, seed)
+
+    def own_mapping(self, agents: Sequence[Any]) -> dict[Any, str]:
+        """Each agent's module as the checkpoint's policy_mapping_fn gives it."""
+        from tui_eval.integrations.rllib.paths.multi_agent_rerun import checkpoint_mapping
+
+        return checkpoint_mapping(self.loop.mapping_fn, agents)
+
+    def mapping_for(self, loop: MultiTrace, seed: int, module_ids: Sequence[str]) -> dict[Any, str] | None:
+        """Another mapping of `loop`'s agents to modules under which this path sends `loop`'s actions on `seed`."""
+        from tui_eval.integrations.rllib.paths.multi_agent_rerun import find_mapping
+
+        return find_mapping(self, loop, seed, module_ids)
 
     def close(self) -> None:
         self.env.close()

@@ -33,6 +33,7 @@ from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedE
 from tui_eval.integrations.rllib.paths.multi_agent_record import multi_agent_record
 from tui_eval.paths.base import Emit
 from tui_eval.paths.custom import CurrentSeed, CustomPath, play_target
+from tui_eval.paths.rerun import MultiTrace
 
 
 class RecordingGuard(MultiAgentGuardedEnv):
@@ -117,6 +118,14 @@ class MultiAgentCustomPath(CustomPath):
         self.guarded.begin()
         play_target(self.target, self.form, self.guarded, next_obs=_agents_still_acting)
         return self.guarded
+
+    def replay(self, seed: int) -> MultiTrace:  # type: ignore[override]  # a multi-agent path's replay
+        from tui_eval.integrations.rllib.paths.multi_agent_rerun import replay_loop
+
+        return replay_loop(self, seed)
+
+    def rerun(self, trace: Any) -> None:  # type: ignore[override]  # the single-agent probes do not apply
+        return None
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.seed_feed.feed = feed  # the run's heartbeat and cancel flag

@@ -64,6 +64,13 @@ class RllibMultiAgentEvaluatePath(RllibEvaluatePath):
         self.description = self.description.replace("Algorithm.evaluate()",
                                                     "Algorithm.evaluate() (MultiAgentEnvRunner)", 1)
 
+    def replay(self, seed: int) -> None:
+        """Not replayed: RLlib's EnvRunner steps it; its episodes' returns are compared."""
+        return None
+
+    def rerun(self, trace: Any) -> None:
+        return None
+
     def _record(self, item: dict[str, Any]) -> EpisodeRecord:
         record = super()._record(item)
         if "modules" not in item:  # a step that froze in a remote runner: invalid, no module took a step

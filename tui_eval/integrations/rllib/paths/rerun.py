@@ -30,6 +30,11 @@ class RllibRerun:
             return None
         return replay_parts(self.name, parts, seed)
 
+    def keeps_state(self) -> bool:
+        parts = self.live_parts()
+        module = None if parts is None else parts.module
+        return bool(module is not None and hasattr(module, "is_stateful") and module.is_stateful())
+
     def rerun(self, trace: Trace) -> Side | None:
         parts = self.live_parts()
         if parts is None or parts.module is None or parts.module_to_env is None or parts.make_env is None:

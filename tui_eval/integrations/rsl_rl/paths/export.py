@@ -37,14 +37,7 @@ from tui_eval.integrations.rsl_rl.paths.eval_env import EvalVecEnv
 from tui_eval.integrations.rsl_rl.paths.memory import JitMemory, OnnxMemory
 from tui_eval.integrations.rsl_rl.paths.model import finalise_obs_groups, quiet
 from tui_eval.integrations.rsl_rl.paths.runner import RslLoopPath, build_runner
-
-
-def cache_root() -> Path:
-    """`$TUI_EVAL_CACHE`, else `$XDG_CACHE_HOME/tui-eval`, else `~/.cache/tui-eval`."""
-    if os.environ.get("TUI_EVAL_CACHE"):
-        return Path(os.environ["TUI_EVAL_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tui-eval"
+from tui_eval.paths.cache import cache_root
 
 
 def export_dir(checkpoint: Path, cfg: dict[str, Any]) -> Path:

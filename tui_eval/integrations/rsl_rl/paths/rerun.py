@@ -21,6 +21,9 @@ class RslRerun:
     def replay(self, seed: int) -> Trace | None:
         return replay_vecenv(self, seed)
 
+    def keeps_state(self) -> bool:
+        return bool(getattr(self, "recurrent", False))
+
     def rerun(self, trace: Trace) -> Side | None:
         return rsl_side(self, trace)
 
