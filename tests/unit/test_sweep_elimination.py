@@ -1,0 +1,57 @@
+"""Sequential elimination (tui_eval/sweep/elimination.py) on simulated returns of known means: the best is
+eliminated at most at the stated rate, the worse ones are eliminated, and near-equal ones are named
+indistinguishable. A simulation is the only way to know the true best; the real sweeps are in the integration
+tests."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tui_eval.sweep.elimination import BEST, INDISTINGUISHABLE, Elimination
+
+
+def race(means, sd=1.0, rounds=400, per_round=10, seed=0, margin=None, alpha=0.05):
+    rng = np.random.default_rng(seed)
+    names = [f"c{i}" for i in range(len(means))]
+    e = Elimination(names, alpha=alpha, margin=margin)
+    next_seed = 0
+    for _ in range(rounds):
+        seeds = range(next_seed, next_seed + per_round)
+        next_seed += per_round
+        for arm in e.alive():
+            mu = means[names.index(arm.name)]
+            for s in seeds:
+                e.record(arm.name, s, float(rng.normal(mu, sd)), True)
+        e.step()
+        if e.outcome is not None:
+            break
+    return e
+
+
+def test_the_best_is_eliminated_at_most_at_the_stated_rate():
+    runs, alpha = 120, 0.05
+    lost = sum(not race([1.0, 0.9, 0.9, 0.7], seed=k, rounds=60).arms["c0"].alive for k in range(runs))
+    assert lost / runs <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs), lost
+
+
+def test_clearly_worse_checkpoints_are_eliminated_and_the_best_named():
+    e = race([0.0, 1.0, 0.2, -0.5], seed=3)
+    assert e.outcome == BEST and [a.name for a in e.alive()] == ["c1"]
+    assert e.ranking()[0].name == "c1"
+    assert all(a.eliminated_by is not None for a in e.arms.values() if a.name != "c1")
+
+
+def test_checkpoints_within_the_margin_are_named_indistinguishable():
+    e = race([1.0, 1.0, -1.0], seed=5, margin=0.5)
+    assert e.outcome == INDISTINGUISHABLE and {a.name for a in e.alive()} == {"c0", "c1"}
+    assert not e.arms["c2"].alive
+
+
+def test_invalid_episodes_are_counted_and_never_paired():
+    e = Elimination(["a", "b"])
+    e.record("a", 1, 5.0, True)
+    e.record("b", 1, float("nan"), True)
+    e.record("b", 2, 1.0, False)
+    assert e.arms["b"].invalid == 2 and e.arms["b"].episodes == 2 and e.interval("a", "b")[1] == 0
