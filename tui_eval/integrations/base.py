@@ -50,6 +50,17 @@ class KindPlugin:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """One checkpoint of a training run, for `tui-eval sweep`, with what training recorded of it."""
+
+    path: Path
+    iteration: int | None = None
+    #: training's own number for this checkpoint (what a user would pick by), and its name
+    metric: float | None = None
+    metric_name: str | None = None
+
+
+@dataclass(frozen=True)
 class PathEntry:
     """One path a kind can build."""
 
@@ -123,6 +134,11 @@ class CheckpointKind(ABC):
     def recognise(cls, path: Path) -> bool:
         """Cheap check (no heavy imports): does `path` look like a checkpoint of this kind?"""
 
+    @classmethod
+    def candidates(cls, path: Path) -> list[Candidate]:
+        """Every checkpoint at or below `path` that a sweep compares, oldest first ([]: not this kind's)."""
+        return [Candidate(path)] if cls.recognise(path) else []
+
     @abstractmethod
     def __init__(self, path: Path, spec: RunSpec):
         """Read the checkpoint offline; raise BadInput (one line: what and what to do) when it is unusable."""
@@ -160,6 +176,10 @@ class CheckpointKind(ABC):
     @abstractmethod
     def default_seeds(self, episodes: int | None) -> tuple[SeedBlock, str]:
         """A seed block training seeding does not use, and one line saying why it is held out."""
+
+    def sweep_path(self) -> tuple[str, str]:
+        """The path a sweep runs on every checkpoint of this kind, and why that one."""
+        return self.default_paths[1], "the kind's deployment path"
 
     def default_explore(self, path_name: str) -> bool:
         """What the path's library does by default."""

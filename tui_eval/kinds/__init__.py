@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tui_eval.config.spec import BadInput, RunSpec
-from tui_eval.integrations.base import CheckpointKind
+from tui_eval.integrations.base import Candidate, CheckpointKind
 from tui_eval.kinds.registry import plugins, what_opens
 
 
@@ -34,3 +34,26 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
     if path.is_dir() and not any(path.iterdir()):
         raise BadInput(f"{path} is an empty directory; pass {what_opens()}")
     raise BadInput(f"{path} is not a checkpoint tui-eval knows; pass {what_opens()}")
+
+
+def sweep_candidates(runs: list[str]) -> list[Candidate]:
+    """Every checkpoint `runs` hold (a Tune experiment or trial, a run folder, checkpoints listed one by one), by
+    the first kind that finds any in each; BadInput (one line) for one that holds none."""
+    found: list[Candidate] = []
+    for run in runs:
+        path = Path(run).expanduser()
+        if not path.exists():
+            raise BadInput(f"{run!r} does not exist; pass a training run's folder or its checkpoints")
+        path = path.resolve()
+        for kind in _kinds():
+            held = kind.candidates(path)
+            if held:
+                found += held
+                break
+        else:
+            raise BadInput(f"{path} holds no checkpoint tui-eval knows; pass {what_opens()}, or a folder of them")
+    unique = list({c.path: c for c in found}.values())
+    if len(unique) < 2:
+        raise BadInput(f"a sweep compares checkpoints, and {', '.join(runs)} holds {len(unique)}; pass a run with "
+                       "two or more")
+    return unique

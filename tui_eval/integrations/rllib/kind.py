@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from tui_eval.config.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 from tui_eval.envs.seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.errors import first_line
-from tui_eval.integrations.base import CheckpointKind, PathEntry
+from tui_eval.integrations.base import Candidate, CheckpointKind, PathEntry
 from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
 from tui_eval.integrations.rllib.paths.filters import filters_fact, filters_in_checkpoint
 from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
@@ -73,6 +73,15 @@ class RllibKind(CheckpointKind):
     @classmethod
     def recognise(cls, path: Path) -> bool:
         return path.is_dir() and bool(_find_checkpoints(path))
+
+    @classmethod
+    def candidates(cls, path: Path) -> list[Candidate]:
+        from tui_eval.integrations.rllib.candidates import ordered
+
+        return ordered(_find_checkpoints(path))
+
+    def sweep_path(self) -> tuple[str, str]:
+        return "connectors", "the deployment path: the RLModule and connector pipelines, as a user's loop runs them"
 
     def __init__(self, path: Path, spec: RunSpec):
         self.spec = spec

@@ -38,7 +38,7 @@ from typing import Any
 from tui_eval.config.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 from tui_eval.envs.seeding import SeedCheck
 from tui_eval.errors import first_line
-from tui_eval.integrations.base import CheckpointKind, PathEntry
+from tui_eval.integrations.base import Candidate, CheckpointKind, PathEntry
 from tui_eval.integrations.rsl_rl.cfg import describe_model, env_from_cfg, infer_cfg, normalise_cfg, read_cfg_file
 from tui_eval.integrations.rsl_rl.paths.load_error import summarise_load_error
 from tui_eval.integrations.rsl_rl.paths.model import (
@@ -52,7 +52,7 @@ from tui_eval.integrations.rsl_rl.paths.model import (
     quiet,
 )
 from tui_eval.integrations.rsl_rl.paths.vecenv import takes_images
-from tui_eval.integrations.rsl_rl.run_folder import ISAAC_LAB, framework_of, run_folder_of
+from tui_eval.integrations.rsl_rl.run_folder import ISAAC_LAB, checkpoints, framework_of, run_folder_of
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.native_output import native_stdout_quiet
 
@@ -69,6 +69,17 @@ class RslRlKind(CheckpointKind):
     @classmethod
     def recognise(cls, path: Path) -> bool:
         return path.is_file() and path.suffix == ".pt"
+
+    @classmethod
+    def candidates(cls, path: Path) -> list[Candidate]:
+        """A run folder's `model_<iteration>.pt` files (or one file); rsl_rl keeps its training curve in
+        TensorBoard, so a candidate's training metric is not read."""
+        files = checkpoints(path) if path.is_dir() else [path] if cls.recognise(path) else []
+        return [Candidate(p, int(p.stem.split("_")[-1]) if p.stem.split("_")[-1].isdigit() else None) for p in files]
+
+    def sweep_path(self) -> tuple[str, str]:
+        return "runner", ("the runner's inference policy, which the export is made from: a run folder's exported "
+                          "policy is its newest checkpoint's alone")
 
     def __init__(self, path: Path, spec: RunSpec):
         self.spec = spec

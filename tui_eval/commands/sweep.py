@@ -1,0 +1,118 @@
+"""`tui-eval sweep RUN [RUN ...] [run options] [--round N] [--fail-if-not-best CKPT]`: which checkpoint of a
+training run is best on held-out seeds, checkpoints eliminated as soon as an anytime-valid interval shows them
+worse (tui_eval/sweep/)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tui_eval.config.spec import BadInput
+from tui_eval.exit_codes import EXIT_DIFFER, EXIT_OK
+from tui_eval.quiet import quiet_libraries
+
+from .parsers import RunParser
+from .run import add_run_options, spec_from_args
+
+EPISODES_PER_CHECKPOINT = 100  # the default budget, times the checkpoints
+ALPHA = 0.05  # the chance that the best checkpoint is eliminated (anytime, all pairs together)
+
+
+def build_parser() -> RunParser:
+    parser = RunParser(prog="tui-eval sweep", description="Which checkpoint of a run is best on held-out seeds: "
+                       "every checkpoint on the same seeds, the worse ones eliminated as soon as it is shown.")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="a Tune experiment or trial folder, an rsl_rl or "
+                        "mjlab run folder, or checkpoints one by one")
+    parser.add_argument("--round", type=int, default=10, help="seeds per round (default 10)")
+    parser.add_argument("--fail-if-not-best", metavar="CKPT", help="exit 3 when another checkpoint is shown better "
+                        "than this one (its name, e.g. model_300.pt or checkpoint_000004)")
+    add_run_options(parser)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    if args.detach or args.frames:
+        raise BadInput("sweep runs headless in the foreground; drop --detach / --frames")
+    if args.round < 2:
+        raise BadInput(f"--round expects 2 or more seeds, got {args.round}")
+    json_path = args.json
+    args.checkpoint, args.headless, args.json = args.runs[0], True, None
+    budget_given = args.episodes
+    spec = spec_from_args(args)
+    spec.in_process = True
+    if json_path and not Path(json_path).expanduser().resolve().parent.is_dir():
+        raise BadInput(f"--json {json_path}: its folder does not exist; create it or pick another file")
+    quiet_libraries()
+    from tui_eval.kinds import load_kind, sweep_candidates
+    from tui_eval.sweep.race import enter, labels, race, summary
+    from tui_eval.user.code import import_user_code
+
+    for item in spec.imports:
+        import_user_code(item)
+    candidates = sweep_candidates(args.runs)
+    names = labels(candidates)
+    if args.fail_if_not_best and args.fail_if_not_best not in names:
+        raise BadInput(f"--fail-if-not-best {args.fail_if_not_best}: no such checkpoint; choose from "
+                       f"{', '.join(names)}")
+    budget = budget_given or EPISODES_PER_CHECKPOINT * len(candidates)
+    print(f"tui-eval sweep: {len(candidates)} checkpoints, budget {budget} episodes, {args.round} seeds per round",
+          file=sys.stderr, flush=True)
+    entrants, kind = enter(spec, candidates, load_kind)
+    try:
+        name, why = (spec.paths[0], "--paths") if spec.paths else kind.sweep_path()
+        print(f"  path: {name} ({why})", file=sys.stderr, flush=True)
+        start = spec.seeds.start if spec.seeds is not None else kind.default_seeds(None)[0].start
+        e = race(entrants, start, budget, ALPHA, spec.equivalence_margin, _progress, args.round)
+        result = summary(e, entrants, f"{name} ({why})", budget)
+    finally:
+        for entrant in entrants:
+            entrant.path.close()
+    print(table(result))
+    if json_path:
+        Path(json_path).expanduser().write_text(json.dumps({"sweep": result}, indent=2, default=str))
+    beaten = next((r for r in result["checkpoints"] if r["checkpoint"] == args.fail_if_not_best), None)
+    return EXIT_DIFFER if beaten is not None and beaten["eliminated_by"] is not None else EXIT_OK
+
+
+def _progress(e: Any) -> None:
+    alive = ", ".join(f"{a.name} {a.mean:.4g}" if a.mean is not None else a.name for a in e.alive())
+    print(f"  round {e.rounds}: {e.spent()} episodes; in the race: {alive}", file=sys.stderr, flush=True)
+
+
+def table(result: dict[str, Any]) -> str:
+    from tui_eval.views.format import interval, num
+    from tui_eval.views.format import table as text_table
+
+    rows = []
+    for r in result["checkpoints"]:
+        status = f"out (round {r['eliminated_round']}, worse than {r['eliminated_by']})" if r["eliminated_by"] \
+            else "in"
+        rows.append([str(r["rank"]), r["checkpoint"], num(r["iteration"], 0), num(r["training_metric"], 2),
+                     num(r["mean"], 2), interval(r["vs_leader_cs"], 2), str(r["episodes"]), str(r["invalid"]),
+                     status])
+    lines = [text_table(rows, ["rank", "checkpoint", "iteration", "training", "held-out mean", "vs leader (anytime)",
+                               "episodes", "invalid", "status"])]
+    lines.append(outcome_line(result))
+    pick = result["training_pick"]
+    if pick is not None:
+        lines.append(f"training's pick ({pick['by']}): {pick['checkpoint']}, held-out rank {pick['held_out_rank']} of "
+                     f"{len(result['checkpoints'])}")
+    if result["rank_correlation"] is not None:
+        lines.append(f"rank correlation of training's number with the held-out mean: {result['rank_correlation']:.2f}")
+    return "\n".join(lines)
+
+
+def outcome_line(result: dict[str, Any]) -> str:
+    level = f"{100 * (1 - result['alpha']):g}%"
+    if result["outcome"] == "best":
+        return (f"best: {result['best'][0]} (every other checkpoint shown worse on paired held-out seeds; the best "
+                f"is eliminated with probability <= {result['alpha']:g}, anytime {level}); {result['episodes']} "
+                f"episodes of a budget of {result['budget']}")
+    if result["outcome"] == "indistinguishable":
+        return (f"indistinguishable: {', '.join(result['best'])} are within the equivalence margin of each other "
+                f"(anytime {level}); {result['episodes']} episodes")
+    return (f"budget spent ({result['episodes']} episodes): {result['leader']} leads, not yet shown best; still in "
+            f"the race: {', '.join(r['checkpoint'] for r in result['checkpoints'] if not r['eliminated_by'])}")

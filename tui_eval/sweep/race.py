@@ -1,0 +1,136 @@
+"""A sweep's rounds: every checkpoint's path built once, the same held-out seeds round by round for every
+checkpoint still in the race, the elimination after each round, and the summary (`--json`'s `sweep`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tui_eval.config.spec import EpisodeRecord, RunSpec
+from tui_eval.integrations.base import Candidate
+from tui_eval.paths.base import InferencePath, close_quietly
+from tui_eval.sweep.elimination import BUDGET, Arm, Elimination
+
+ROUND = 10  # seeds per round (every surviving checkpoint plays each)
+
+
+class RoundSeeds:
+    """A SeedFeed handing out one round's seeds (nobody watches its steps)."""
+
+    cancelled = False
+    heartbeat = None
+
+    def __init__(self, seeds: range):
+        self.left = [(s, 0) for s in reversed(seeds)]
+
+    def take(self) -> tuple[int, int] | None:
+        return self.left.pop() if self.left else None
+
+
+@dataclass
+class Entrant:
+    label: str
+    candidate: Candidate
+    path: InferencePath
+    kind_name: str
+
+
+def labels(candidates: list[Candidate]) -> list[str]:
+    """Short unique names: the checkpoint's own name, with its trial's where two trials share it."""
+    names = [c.path.name for c in candidates]
+    return [f"{c.path.parent.name}/{c.path.name}" if names.count(c.path.name) > 1 else c.path.name
+            for c in candidates]
+
+
+def enter(spec: RunSpec, candidates: list[Candidate], load_kind: Callable[[RunSpec], Any]) -> tuple[list[Entrant], Any]:
+    """Each candidate's path, built (loaded) once; and the first candidate's kind (seeds, the path's name)."""
+    entrants: list[Entrant] = []
+    first = None
+    try:
+        for label, candidate in zip(labels(candidates), candidates):
+            kind = load_kind(dataclasses.replace(spec, checkpoint=str(candidate.path), paths=[]))
+            first = first or kind
+            name = spec.paths[0] if spec.paths else kind.sweep_path()[0]
+            explore = spec.explore.get(name, kind.default_explore(name)) if spec.explore else kind.default_explore(name)
+            entrants.append(Entrant(label, candidate, kind.build_path(name, explore), kind.name))
+    except BaseException:
+        for entrant in entrants:
+            close_quietly(entrant.path)
+        raise
+    return entrants, first
+
+
+def race(entrants: list[Entrant], start: int, budget: int, alpha: float, margin: float | None,
+         after_round: Callable[[Elimination], None] = lambda e: None, round_size: int = ROUND) -> Elimination:
+    """Rounds of `round_size` seeds from `start` until the elimination ends or the next round passes `budget`."""
+    e = Elimination([x.label for x in entrants], alpha=alpha, margin=margin)
+    by_label = {x.label: x for x in entrants}
+    next_seed = start
+    while e.outcome is None and e.spent() + len(e.alive()) * round_size <= budget:
+        seeds = range(next_seed, next_seed + round_size)
+        next_seed += round_size
+        for arm in e.alive():
+            by_label[arm.name].path.run(RoundSeeds(seeds), _recorder(e, arm.name))
+        e.step()
+        after_round(e)
+    if e.outcome is None:
+        e.outcome = BUDGET
+    return e
+
+
+def _recorder(e: Elimination, name: str) -> Callable[[EpisodeRecord], None]:
+    return lambda r: e.record(name, r.seed, r.ret, not r.invalid)
+
+
+def summary(e: Elimination, entrants: list[Entrant], path_note: str, budget: int) -> dict[str, Any]:
+    """The sweep's `--json`: outcome, every checkpoint's row (ranked), training's pick and its held-out rank."""
+    by_label = {x.label: x for x in entrants}
+    ranking = e.ranking()
+    leader = ranking[0]
+    rows = [_row(rank, arm, by_label[arm.name], e, leader) for rank, arm in enumerate(ranking, 1)]
+    pick = training_pick(entrants)
+    rank_of = {row["checkpoint"]: row["rank"] for row in rows}
+    return {"outcome": e.outcome, "alpha": e.alpha, "alpha_per_pair": e.alpha_pair, "rounds": e.rounds,
+            "episodes": e.spent(), "budget": budget, "path": path_note,
+            "best": [a.name for a in e.alive()] if e.outcome != BUDGET else [],
+            "leader": leader.name, "checkpoints": rows,
+            "training_pick": None if pick is None else {"checkpoint": pick[0], "by": pick[1],
+                                                        "held_out_rank": rank_of[pick[0]]},
+            "rank_correlation": rank_correlation(rows)}
+
+
+def _row(rank: int, arm: Arm, entrant: Entrant, e: Elimination, leader: Arm) -> dict[str, Any]:
+    iv, paired = e.interval(arm.name, leader.name) if arm is not leader else (None, 0)
+    c = entrant.candidate
+    return {"rank": rank, "checkpoint": arm.name, "path": str(c.path), "iteration": c.iteration,
+            "training_metric": c.metric, "training_metric_name": c.metric_name, "mean": arm.mean,
+            "vs_leader_cs": None if iv is None else [iv[0], iv[1]], "paired_with_leader": paired,
+            "episodes": arm.episodes, "invalid": arm.invalid, "eliminated_by": arm.eliminated_by,
+            "eliminated_round": arm.eliminated_at}
+
+
+def training_pick(entrants: list[Entrant]) -> tuple[str, str] | None:
+    """What training would have deployed: the highest training metric (Tune's get_best_result), else the newest."""
+    scored = [x for x in entrants if x.candidate.metric is not None and math.isfinite(x.candidate.metric)]
+    if scored:
+        best = max(scored, key=lambda x: x.candidate.metric or 0.0)
+        return best.label, f"highest {best.candidate.metric_name}"
+    dated = [x for x in entrants if x.candidate.iteration is not None]
+    if dated:
+        return max(dated, key=lambda x: x.candidate.iteration or 0).label, "the newest checkpoint"
+    return None
+
+
+def rank_correlation(rows: list[dict[str, Any]]) -> float | None:
+    """Spearman's rank correlation of the training metric (else the iteration) with the held-out mean."""
+    from scipy.stats import spearmanr
+
+    key = "training_metric" if any(r["training_metric"] is not None for r in rows) else "iteration"
+    pairs = [(r[key], r["mean"]) for r in rows if r[key] is not None and r["mean"] is not None]
+    if len(pairs) < 3 or len({p[0] for p in pairs}) < 2 or len({p[1] for p in pairs}) < 2:
+        return None
+    rho = spearmanr([p[0] for p in pairs], [p[1] for p in pairs]).statistic
+    return None if not math.isfinite(rho) else float(rho)
