@@ -63,6 +63,10 @@ def _mjlab(folder: Path):
     return [sys.executable, "-m", "tests.support.mjlab_run", str(folder)], ROOT, plain_env()
 
 
+def _sweep_runs(folder: Path):
+    return [sys.executable, "-m", "tests.support.sweep_runs", str(folder)], ROOT, plain_env()
+
+
 def _examples(folder: Path):
     return [sys.executable, "-m", "tests.support.example_checkpoints", str(folder)], ROOT, plain_env()
 
@@ -70,6 +74,7 @@ def _examples(folder: Path):
 MYPY = Job("mypy", _mypy)
 MJLAB_RUN = Job("mjlab_run", _mjlab)
 EXAMPLES = Job("example_checkpoints", _examples)
+SWEEP_RUNS = Job("sweep_runs", _sweep_runs)
 DOCTOR = Job("doctor_checkpoints", _doctor)
 USER = Job("user_checkpoints", _user)
 ZOO = Job("zoo_checkpoints", _zoo)
@@ -90,6 +95,7 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (EXAMPLES, ("tests/integration/rllib/test_seeds_are_promises.py",
                 "tests/integration/doctor/test_doctor_examples.py")),
     (DOCTOR, ("tests/integration/doctor/test_doctor.py",)),
+    (SWEEP_RUNS, ("tests/integration/sweep/",)),
     (USER, (_USER_TESTS,)),
     (ZOO, ("tests/integration/rllib/test_zoo.py", "tests/integration/rllib/test_multi_agent")),
     (CONNECTORS, ("tests/integration/rllib/test_rllib_connector_matrix.py",

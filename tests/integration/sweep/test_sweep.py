@@ -1,0 +1,71 @@
+"""`tui-eval sweep` on training runs with a best checkpoint known by construction (tests/support/sweep_runs.py):
+a Tune experiment of RLlib's PPO with 4 checkpoints and an rsl_rl run with 4 `model_*.pt`. The sweep names the
+planted best, spends fewer episodes than running every checkpoint to the budget, says where training's pick
+stands, and its exit code gates CI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.jobs import SWEEP_RUNS
+from tests.support.sweep_runs import BEST_RSL, BEST_TUNE
+from tui_eval.cli import main
+
+
+@pytest.fixture(scope="module")
+def runs(prefetcher, tmp_path_factory):
+    proc, out = prefetcher.wait(SWEEP_RUNS, tmp_path_factory.mktemp("sweep_runs"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+def sweep(tmp_path, *args: str) -> tuple[int, dict]:
+    out = tmp_path / "sweep.json"
+    code = main(["sweep", *args, "--json", str(out)])
+    return code, json.loads(out.read_text())["sweep"]
+
+
+def test_a_tune_experiment_sweep_names_the_planted_best_with_training_metrics(runs, tmp_path, capsys):
+    budget = 800
+    code, s = sweep(tmp_path, str(runs / "tune" / "sweep_experiment"), "--episodes", str(budget))
+    assert code == 0 and s["outcome"] == "best" and s["best"] == [BEST_TUNE]
+    rows = {r["checkpoint"]: r for r in s["checkpoints"]}
+    assert set(rows) == {f"checkpoint_00000{i}" for i in range(4)}
+    assert [rows[f"checkpoint_00000{i}"]["iteration"] for i in range(4)] == [1, 2, 3, 4]
+    assert all(r["training_metric_name"] == "env_runners/episode_return_mean" for r in rows.values())
+    assert s["episodes"] < budget  # eliminated checkpoints stopped getting episodes
+    assert all(r["eliminated_by"] for name, r in rows.items() if name != BEST_TUNE)
+    pick = max(rows.values(), key=lambda r: r["training_metric"])
+    assert s["training_pick"] == {"checkpoint": pick["checkpoint"], "by": "highest env_runners/episode_return_mean",
+                                  "held_out_rank": pick["rank"]}
+    assert "connectors" in s["path"]
+    out = capsys.readouterr().out
+    assert f"best: {BEST_TUNE}" in out and "training's pick" in out
+
+
+def test_an_rsl_rl_run_sweep_finds_the_best_and_where_the_newest_stands(runs, tmp_path):
+    code, s = sweep(tmp_path, str(runs / "rsl"), "--episodes", "400")
+    assert code == 0 and s["best"] == [BEST_RSL]
+    assert s["training_pick"]["checkpoint"] == "model_39.pt" and s["training_pick"]["by"] == "the newest checkpoint"
+    assert s["training_pick"]["held_out_rank"] > 1
+    assert s["path"].startswith("runner")
+    assert s["episodes"] < 400
+
+
+def test_fail_if_not_best_exits_3_when_another_checkpoint_is_shown_better(runs, tmp_path):
+    assert sweep(tmp_path, str(runs / "rsl"), "--episodes", "400", "--fail-if-not-best", "model_39.pt")[0] == 3
+    assert sweep(tmp_path, str(runs / "rsl"), "--episodes", "400", "--fail-if-not-best", BEST_RSL)[0] == 0
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["sweep", "/no/such/run"], "does not exist"),
+    (["sweep", "{rsl}/model_20.pt"], "holds 1"),
+    (["sweep", "{rsl}", "--fail-if-not-best", "model_7.pt"], "no such checkpoint"),
+    (["sweep", "{rsl}", "--round", "1"], "--round expects 2 or more"),
+])
+def test_bad_sweep_input_is_one_line_exit_2(runs, capsys, argv, says):
+    assert main([a.format(rsl=runs / "rsl") for a in argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1 and "Traceback" not in err
