@@ -21,6 +21,8 @@ commands:
                                            the same on a bundled demo checkpoint
   tui-eval diagnose CHECKPOINT [options] [--seed S] [--json FILE]
                                            why do the paths differ? findings, best first
+  tui-eval sweep RUN [RUN ...] [options]   which checkpoint of a run is best on held-out seeds (the worse
+                                           eliminated as soon as shown); --fail-if-not-best CKPT
   tui-eval CHECKPOINT --detach [...]       start in the background; prints the run's name and log path
   tui-eval record CHECKPOINT --seed S --out FILE.gif|.mp4 [--paths A,B] [--stride N] [run options]
                                            a clip of one seed, the paths side by side (MP4: the mp4 extra)
