@@ -39,6 +39,7 @@ def main(argv: list[str]) -> int:
     if args.round < 2:
         raise BadInput(f"--round expects 2 or more seeds, got {args.round}")
     json_path = args.json
+    headless = args.headless
     args.checkpoint, args.headless, args.json = args.runs[0], True, None
     budget_given = args.episodes
     spec = spec_from_args(args)
@@ -47,8 +48,9 @@ def main(argv: list[str]) -> int:
         raise BadInput(f"--json {json_path}: its folder does not exist; create it or pick another file")
     quiet_libraries()
     from tui_eval.kinds import load_kind, sweep_candidates
-    from tui_eval.sweep.race import enter, labels, race, summary
+    from tui_eval.sweep.race import Race, enter, labels, race, summary
     from tui_eval.user.code import import_user_code
+    from tui_eval.views.sweep import leaderboard
 
     for item in spec.imports:
         import_user_code(item)
@@ -65,12 +67,18 @@ def main(argv: list[str]) -> int:
         name, why = (spec.paths[0], "--paths") if spec.paths else kind.sweep_path()
         print(f"  path: {name} ({why})", file=sys.stderr, flush=True)
         start = spec.seeds.start if spec.seeds is not None else kind.default_seeds(None)[0].start
-        e = race(entrants, start, budget, ALPHA, spec.equivalence_margin, _progress, args.round)
-        result = summary(e, entrants, f"{name} ({why})", budget)
+        settings = Race(start, budget, ALPHA, spec.equivalence_margin, args.round)
+        note = f"{name} ({why})"
+        if headless:
+            result = summary(race(entrants, settings, _progress), entrants, note, budget)
+        else:
+            from tui_eval.runtime.sweep_live import run_live
+
+            result = run_live(entrants, settings, note, f"tui-eval sweep: {len(candidates)} checkpoints, {name}")
     finally:
         for entrant in entrants:
             entrant.path.close()
-    print(table(result))
+    print(leaderboard(result))
     if json_path:
         Path(json_path).expanduser().write_text(json.dumps({"sweep": result}, indent=2, default=str))
     beaten = next((r for r in result["checkpoints"] if r["checkpoint"] == args.fail_if_not_best), None)
@@ -80,39 +88,3 @@ def main(argv: list[str]) -> int:
 def _progress(e: Any) -> None:
     alive = ", ".join(f"{a.name} {a.mean:.4g}" if a.mean is not None else a.name for a in e.alive())
     print(f"  round {e.rounds}: {e.spent()} episodes; in the race: {alive}", file=sys.stderr, flush=True)
-
-
-def table(result: dict[str, Any]) -> str:
-    from tui_eval.views.format import interval, num
-    from tui_eval.views.format import table as text_table
-
-    rows = []
-    for r in result["checkpoints"]:
-        status = f"out (round {r['eliminated_round']}, worse than {r['eliminated_by']})" if r["eliminated_by"] \
-            else "in"
-        rows.append([str(r["rank"]), r["checkpoint"], num(r["iteration"], 0), num(r["training_metric"], 2),
-                     num(r["mean"], 2), interval(r["vs_leader_cs"], 2), str(r["episodes"]), str(r["invalid"]),
-                     status])
-    lines = [text_table(rows, ["rank", "checkpoint", "iteration", "training", "held-out mean", "vs leader (anytime)",
-                               "episodes", "invalid", "status"])]
-    lines.append(outcome_line(result))
-    pick = result["training_pick"]
-    if pick is not None:
-        lines.append(f"training's pick ({pick['by']}): {pick['checkpoint']}, held-out rank {pick['held_out_rank']} of "
-                     f"{len(result['checkpoints'])}")
-    if result["rank_correlation"] is not None:
-        lines.append(f"rank correlation of training's number with the held-out mean: {result['rank_correlation']:.2f}")
-    return "\n".join(lines)
-
-
-def outcome_line(result: dict[str, Any]) -> str:
-    level = f"{100 * (1 - result['alpha']):g}%"
-    if result["outcome"] == "best":
-        return (f"best: {result['best'][0]} (every other checkpoint shown worse on paired held-out seeds; the best "
-                f"is eliminated with probability <= {result['alpha']:g}, anytime {level}); {result['episodes']} "
-                f"episodes of a budget of {result['budget']}")
-    if result["outcome"] == "indistinguishable":
-        return (f"indistinguishable: {', '.join(result['best'])} are within the equivalence margin of each other "
-                f"(anytime {level}); {result['episodes']} episodes")
-    return (f"budget spent ({result['episodes']} episodes): {result['leader']} leads, not yet shown best; still in "
-            f"the race: {', '.join(r['checkpoint'] for r in result['checkpoints'] if not r['eliminated_by'])}")

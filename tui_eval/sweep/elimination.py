@@ -23,7 +23,7 @@ import numpy as np
 
 from tui_eval.stats.tail_guard import tail_guarded_cs_from_moments
 
-BEST, INDISTINGUISHABLE, BUDGET = "best", "indistinguishable", "budget"
+BEST, INDISTINGUISHABLE, BUDGET, STOPPED = "best", "indistinguishable", "budget", "stopped"
 
 
 @dataclass

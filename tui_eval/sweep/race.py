@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -12,22 +13,25 @@ from typing import Any
 from tui_eval.config.spec import EpisodeRecord, RunSpec
 from tui_eval.integrations.base import Candidate
 from tui_eval.paths.base import InferencePath, close_quietly
-from tui_eval.sweep.elimination import BUDGET, Arm, Elimination
+from tui_eval.sweep.elimination import BUDGET, STOPPED, Arm, Elimination
 
 ROUND = 10  # seeds per round (every surviving checkpoint plays each)
 
 
 class RoundSeeds:
-    """A SeedFeed handing out one round's seeds (nobody watches its steps)."""
+    """A SeedFeed handing out one round's seeds (nobody watches its steps); cancelled when the sweep stops."""
 
-    cancelled = False
     heartbeat = None
 
-    def __init__(self, seeds: range):
-        self.left = [(s, 0) for s in reversed(seeds)]
+    def __init__(self, seeds: range, stop: threading.Event):
+        self.left, self.stop = [(s, 0) for s in reversed(seeds)], stop
+
+    @property
+    def cancelled(self) -> bool:
+        return self.stop.is_set()
 
     def take(self) -> tuple[int, int] | None:
-        return self.left.pop() if self.left else None
+        return self.left.pop() if self.left and not self.stop.is_set() else None
 
 
 @dataclass
@@ -63,26 +67,44 @@ def enter(spec: RunSpec, candidates: list[Candidate], load_kind: Callable[[RunSp
     return entrants, first
 
 
-def race(entrants: list[Entrant], start: int, budget: int, alpha: float, margin: float | None,
-         after_round: Callable[[Elimination], None] = lambda e: None, round_size: int = ROUND) -> Elimination:
-    """Rounds of `round_size` seeds from `start` until the elimination ends or the next round passes `budget`."""
-    e = Elimination([x.label for x in entrants], alpha=alpha, margin=margin)
+@dataclass
+class Race:
+    """A sweep's settings: the seeds from `start`, `round_size` per round, `budget` episodes in all."""
+
+    start: int
+    budget: int
+    alpha: float
+    margin: float | None
+    round_size: int = ROUND
+    stop: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+
+def race(entrants: list[Entrant], settings: Race,
+         after_round: Callable[[Elimination], None] = lambda e: None) -> Elimination:
+    """Rounds until the elimination ends, the next round would pass the budget, or `settings.stop` is set (the
+    round in progress is then dropped: only whole rounds are compared)."""
+    e = Elimination([x.label for x in entrants], alpha=settings.alpha, margin=settings.margin)
     by_label = {x.label: x for x in entrants}
-    next_seed = start
-    while e.outcome is None and e.spent() + len(e.alive()) * round_size <= budget:
-        seeds = range(next_seed, next_seed + round_size)
-        next_seed += round_size
+    next_seed, size = settings.start, settings.round_size
+    while e.outcome is None and e.spent() + len(e.alive()) * size <= settings.budget and not settings.stop.is_set():
+        seeds = range(next_seed, next_seed + size)
+        next_seed += size
+        played: list[tuple[str, EpisodeRecord]] = []
         for arm in e.alive():
-            by_label[arm.name].path.run(RoundSeeds(seeds), _recorder(e, arm.name))
+            by_label[arm.name].path.run(RoundSeeds(seeds, settings.stop), _collect(played, arm.name))
+        if settings.stop.is_set():
+            break
+        for name, r in played:
+            e.record(name, r.seed, r.ret, not r.invalid)
         e.step()
         after_round(e)
     if e.outcome is None:
-        e.outcome = BUDGET
+        e.outcome = STOPPED if settings.stop.is_set() else BUDGET
     return e
 
 
-def _recorder(e: Elimination, name: str) -> Callable[[EpisodeRecord], None]:
-    return lambda r: e.record(name, r.seed, r.ret, not r.invalid)
+def _collect(played: list[tuple[str, EpisodeRecord]], name: str) -> Callable[[EpisodeRecord], None]:
+    return lambda record: played.append((name, record))
 
 
 def summary(e: Elimination, entrants: list[Entrant], path_note: str, budget: int) -> dict[str, Any]:
@@ -95,7 +117,7 @@ def summary(e: Elimination, entrants: list[Entrant], path_note: str, budget: int
     rank_of = {row["checkpoint"]: row["rank"] for row in rows}
     return {"outcome": e.outcome, "alpha": e.alpha, "alpha_per_pair": e.alpha_pair, "rounds": e.rounds,
             "episodes": e.spent(), "budget": budget, "path": path_note,
-            "best": [a.name for a in e.alive()] if e.outcome != BUDGET else [],
+            "best": [a.name for a in e.alive()] if e.outcome not in (BUDGET, STOPPED, None) else [],
             "leader": leader.name, "checkpoints": rows,
             "training_pick": None if pick is None else {"checkpoint": pick[0], "by": pick[1],
                                                         "held_out_rank": rank_of[pick[0]]},

@@ -11,6 +11,7 @@ import pytest
 
 from tests.support.jobs import SWEEP_RUNS
 from tests.support.sweep_runs import BEST_RSL, BEST_TUNE
+from tests.support.ui import plain, wait_for
 from tui_eval.cli import main
 
 
@@ -23,7 +24,7 @@ def runs(prefetcher, tmp_path_factory):
 
 def sweep(tmp_path, *args: str) -> tuple[int, dict]:
     out = tmp_path / "sweep.json"
-    code = main(["sweep", *args, "--json", str(out)])
+    code = main(["sweep", *args, "--headless", "--json", str(out)])
     return code, json.loads(out.read_text())["sweep"]
 
 
@@ -66,6 +67,44 @@ def test_fail_if_not_best_exits_3_when_another_checkpoint_is_shown_better(runs, 
     (["sweep", "{rsl}", "--round", "1"], "--round expects 2 or more"),
 ])
 def test_bad_sweep_input_is_one_line_exit_2(runs, capsys, argv, says):
-    assert main([a.format(rsl=runs / "rsl") for a in argv]) == 2
+    assert main([a.format(rsl=runs / "rsl") for a in argv] + ["--headless"]) == 2
     err = capsys.readouterr().err.strip()
     assert says in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs, tmp_path):
+    """The app over a real sweep (the rsl_rl run): the board and the forest plot after the rounds, readable at
+    120x40 and 80x24; `q` stops a sweep in progress."""
+    from tui_eval.commands.run import spec_from_args
+    from tui_eval.commands.sweep import build_parser
+    from tui_eval.kinds import load_kind, sweep_candidates
+    from tui_eval.runtime.sweep_live import rounds_for
+    from tui_eval.sweep.race import Race, enter
+    from tui_eval.ui.sweep_app import SweepApp
+
+    args = build_parser().parse_args([str(runs / "rsl"), "--headless"])
+    args.checkpoint = args.runs[0]
+    entrants, kind = enter(spec_from_args(args), sweep_candidates(args.runs), load_kind)
+    settings = Race(kind.default_seeds(None)[0].start, 400, 0.05, None)
+    app, done = SweepApp("sweep test", settings.stop), {}
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            worker = rounds_for(app, entrants, settings, "runner", done)
+            worker.start()
+            await wait_for(pilot, lambda: "result" in done and app.result is not None and
+                           app.result["outcome"] == "best", timeout=120, what="the sweep's end")
+            board = plain(app.query_one("#board"))
+            assert BEST_RSL in board and "out r3 < " in board
+            assert f"best: {BEST_RSL}" in plain(app.query_one("#verdict"))
+            plot = plain(app.query_one("#forest"))
+            assert all(name in plot for name in ("model_10.pt", "model_20.pt", "model_39.pt")) and "●" in plot
+            assert "done" in plain(app.query_one("#status"))
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause(0.2)
+            assert "rank" in plain(app.query_one("#board"))
+            await pilot.press("q")
+        worker.join(30)
+        assert settings.stop.is_set()
+    finally:
+        for entrant in entrants:
+            entrant.path.close()
