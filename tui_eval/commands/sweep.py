@@ -5,12 +5,13 @@ worse (tui_eval/sweep/)."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 from tui_eval.config.spec import BadInput
-from tui_eval.exit_codes import EXIT_DIFFER, EXIT_OK
+from tui_eval.exit_codes import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK
 from tui_eval.quiet import quiet_libraries
 
 from .parsers import RunParser
@@ -70,7 +71,11 @@ def main(argv: list[str]) -> int:
         settings = Race(start, budget, ALPHA, spec.equivalence_margin, args.round)
         note = f"{name} ({why})"
         if headless:
-            result = summary(race(entrants, settings, _progress), entrants, note, budget)
+            previous = signal.signal(signal.SIGINT, lambda signum, frame: _interrupted(settings))
+            try:
+                result = summary(race(entrants, settings, _progress), entrants, note, budget)
+            finally:
+                signal.signal(signal.SIGINT, previous)
         else:
             from tui_eval.runtime.sweep_live import run_live
 
@@ -81,8 +86,15 @@ def main(argv: list[str]) -> int:
     print(leaderboard(result))
     if json_path:
         Path(json_path).expanduser().write_text(json.dumps({"sweep": result}, indent=2, default=str))
+    if result["outcome"] == "stopped":
+        return EXIT_INTERRUPTED
     beaten = next((r for r in result["checkpoints"] if r["checkpoint"] == args.fail_if_not_best), None)
     return EXIT_DIFFER if beaten is not None and beaten["eliminated_by"] is not None else EXIT_OK
+
+
+def _interrupted(settings: Any) -> None:
+    print("\ninterrupted: stopping the sweep (the round in progress is dropped)", file=sys.stderr, flush=True)
+    settings.stop.set()
 
 
 def _progress(e: Any) -> None:

@@ -46,6 +46,11 @@ def outcome_line(result: dict[str, Any]) -> str:
     if result["outcome"] == "indistinguishable":
         return (f"indistinguishable: {', '.join(result['best'])} are within the equivalence margin of each other "
                 f"(anytime {level}); {result['episodes']} episodes")
+    if result["outcome"] == "stopped" and not result["episodes"]:
+        return "stopped before the first round ended: nothing was compared"
+    if result["outcome"] == "stopped":
+        return (f"stopped after {result['rounds']} round(s) ({result['episodes']} episodes): {result['leader']} leads, "
+                "not yet shown best")
     return (f"budget spent ({result['episodes']} episodes): {result['leader']} leads, not yet shown best; still in "
             f"the race: {', '.join(r['checkpoint'] for r in result['checkpoints'] if not r['eliminated_by'])}")
 
