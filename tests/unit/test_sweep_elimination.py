@@ -49,9 +49,10 @@ def test_checkpoints_within_the_margin_are_named_indistinguishable():
     assert not e.arms["c2"].alive
 
 
-def test_invalid_episodes_are_counted_and_never_paired():
+def test_invalid_episodes_are_counted_never_paired_and_never_a_success():
     e = Elimination(["a", "b"])
-    e.record("a", 1, 5.0, True)
-    e.record("b", 1, float("nan"), True)
-    e.record("b", 2, 1.0, False)
+    e.record("a", 1, 5.0, True, True)
+    e.record("b", 1, float("nan"), True, True)
+    e.record("b", 2, 1.0, False, True)
     assert e.arms["b"].invalid == 2 and e.arms["b"].episodes == 2 and e.interval("a", "b")[1] == 0
+    assert e.arms["a"].success_rate == 1.0 and e.arms["b"].success_rate == 0.0

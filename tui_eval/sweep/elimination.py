@@ -32,12 +32,18 @@ class Arm:
     returns: dict[int, float] = field(default_factory=dict)  # seed -> return of a valid episode
     invalid: int = 0
     episodes: int = 0
+    successes: int = 0
+    success_known: int = 0  # episodes whose env said whether they succeeded
     eliminated_by: str | None = None  # the checkpoint it was found worse than
     eliminated_at: int | None = None  # the round
 
     @property
     def alive(self) -> bool:
         return self.eliminated_by is None
+
+    @property
+    def success_rate(self) -> float | None:
+        return self.successes / self.success_known if self.success_known else None
 
     @property
     def mean(self) -> float | None:
@@ -75,13 +81,17 @@ class Elimination:
     def alive(self) -> list[Arm]:
         return [a for a in self.arms.values() if a.alive]
 
-    def record(self, name: str, seed: int, ret: float, valid: bool) -> None:
+    def record(self, name: str, seed: int, ret: float, valid: bool, success: bool | None = None) -> None:
         arm = self.arms[name]
         arm.episodes += 1
-        if valid and math.isfinite(ret):
+        ok = valid and math.isfinite(ret)  # a return that is not finite makes the episode invalid
+        if ok:
             arm.returns[seed] = float(ret)
         else:
             arm.invalid += 1
+        if success is not None:  # an invalid episode is never a success
+            arm.success_known += 1
+            arm.successes += int(bool(success) and ok)
 
     def interval(self, a: str, b: str) -> tuple[tuple[float, float] | None, int]:
         return paired_cs(self.arms[a], self.arms[b], self.alpha_pair, burn_in=self.burn_in)

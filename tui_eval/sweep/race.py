@@ -95,7 +95,7 @@ def race(entrants: list[Entrant], settings: Race,
         if settings.stop.is_set():
             break
         for name, r in played:
-            e.record(name, r.seed, r.ret, not r.invalid)
+            e.record(name, r.seed, r.ret, not r.invalid, r.success)
         e.step()
         after_round(e)
     if e.outcome is None:
@@ -130,8 +130,8 @@ def _row(rank: int, arm: Arm, entrant: Entrant, e: Elimination, leader: Arm) -> 
     return {"rank": rank, "checkpoint": arm.name, "path": str(c.path), "iteration": c.iteration,
             "training_metric": c.metric, "training_metric_name": c.metric_name, "mean": arm.mean,
             "vs_leader_cs": None if iv is None else [iv[0], iv[1]], "paired_with_leader": paired,
-            "episodes": arm.episodes, "invalid": arm.invalid, "eliminated_by": arm.eliminated_by,
-            "eliminated_round": arm.eliminated_at}
+            "episodes": arm.episodes, "invalid": arm.invalid, "success_rate": arm.success_rate,
+            "eliminated_by": arm.eliminated_by, "eliminated_round": arm.eliminated_at}
 
 
 def training_pick(entrants: list[Entrant]) -> tuple[str, str] | None:

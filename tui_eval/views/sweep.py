@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_eval.views.format import interval, num
+from tui_eval.views.format import interval, num, percent
 from tui_eval.views.format import table as text_table
 
 
@@ -20,9 +20,9 @@ def board_table(result: dict[str, Any]) -> str:
         status = f"out r{r['eliminated_round']} < {r['eliminated_by']}" if r["eliminated_by"] else "in"
         rows.append([str(r["rank"]), r["checkpoint"], num(r["iteration"], 0), num(r["mean"], 2), status,
                      interval(r["vs_leader_cs"], 2), str(r["episodes"]), num(r["training_metric"], 2),
-                     str(r["invalid"])])
+                     percent(r.get("success_rate")), str(r["invalid"])])
     return text_table(rows, ["rank", "checkpoint", "iter", "held-out mean", "status", "vs leader (anytime)",
-                             "episodes", "training", "invalid"])
+                             "episodes", "training", "success", "invalid"])
 
 
 def board_lines(result: dict[str, Any]) -> list[str]:
