@@ -9,7 +9,7 @@
   as they trained.
 - `rsl/`: the bundled rsl_rl PointGoal run's checkpoint as `model_20.pt`, and three of its actor's copies with
   noise in their weights as `model_10.pt`, `model_30.pt` and `model_39.pt` (the newest: what an rsl_rl user
-  deploys).
+  deploys), with a TensorBoard training curve as rsl_rl writes it (`Train/mean_reward` rising to the newest).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy as np
 
 BEST_TUNE = "checkpoint_000001"
 BEST_RSL = "model_20.pt"
+CURVE_START = -40.0  # the rsl run's Train/mean_reward at iteration 0, one more at each iteration
 
 
 def scramble(module_state: Path, seed: int) -> None:
@@ -83,6 +84,12 @@ def rsl_run(out: Path, demo: Path) -> None:
         for key in [k for k in actor if k.startswith("mlp.") and k.endswith("weight")]:
             actor[key] = actor[key] + 0.5 * torch.randn(actor[key].shape, generator=generator)
         torch.save({**trained, "actor_state_dict": actor, "iter": iteration}, out / f"model_{iteration}.pt")
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(log_dir=str(out), flush_secs=1)
+    for iteration in range(40):
+        writer.add_scalar("Train/mean_reward", CURVE_START + iteration, iteration)
+    writer.close()
 
 
 def main(out: Path) -> None:

@@ -58,6 +58,9 @@ class Candidate:
     #: training's own number for this checkpoint (what a user would pick by), and its name
     metric: float | None = None
     metric_name: str | None = None
+    #: how training would pick among the run's checkpoints: "metric" (the highest, as Tune's get_best_result)
+    #: or "newest" (the last one saved, as an rsl_rl user deploys)
+    picked_by: str = "newest"
 
 
 @dataclass(frozen=True)

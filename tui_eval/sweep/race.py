@@ -135,8 +135,10 @@ def _row(rank: int, arm: Arm, entrant: Entrant, e: Elimination, leader: Arm) -> 
 
 
 def training_pick(entrants: list[Entrant]) -> tuple[str, str] | None:
-    """What training would have deployed: the highest training metric (Tune's get_best_result), else the newest."""
-    scored = [x for x in entrants if x.candidate.metric is not None and math.isfinite(x.candidate.metric)]
+    """What training would have deployed: the highest training metric where the kind picks so (Tune's
+    get_best_result), else the newest checkpoint (an rsl_rl user's model_<last>.pt)."""
+    scored = [x for x in entrants if x.candidate.picked_by == "metric" and x.candidate.metric is not None
+              and math.isfinite(x.candidate.metric)]
     if scored:
         best = max(scored, key=lambda x: x.candidate.metric or 0.0)
         return best.label, f"highest {best.candidate.metric_name}"

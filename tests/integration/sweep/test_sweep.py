@@ -10,7 +10,7 @@ import json
 import pytest
 
 from tests.support.jobs import SWEEP_RUNS
-from tests.support.sweep_runs import BEST_RSL, BEST_TUNE
+from tests.support.sweep_runs import BEST_RSL, BEST_TUNE, CURVE_START
 from tests.support.ui import plain, wait_for
 from tui_eval.cli import main
 
@@ -50,6 +50,10 @@ def test_an_rsl_rl_run_sweep_finds_the_best_and_where_the_newest_stands(runs, tm
     code, s = sweep(tmp_path, str(runs / "rsl"), "--episodes", "400")
     assert code == 0 and s["best"] == [BEST_RSL]
     assert s["training_pick"]["checkpoint"] == "model_39.pt" and s["training_pick"]["by"] == "the newest checkpoint"
+    rows = {r["checkpoint"]: r for r in s["checkpoints"]}  # rsl_rl's TensorBoard curve, at each iteration
+    assert {n: r["training_metric"] for n, r in rows.items()} == {f"model_{i}.pt": CURVE_START + i
+                                                                  for i in (10, 20, 30, 39)}
+    assert all(r["training_metric_name"] == "Train/mean_reward" for r in rows.values())
     assert s["training_pick"]["held_out_rank"] > 1
     assert s["path"].startswith("runner")
     assert s["episodes"] < 400

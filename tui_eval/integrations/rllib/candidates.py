@@ -23,7 +23,7 @@ def read_candidate(checkpoint: Path) -> Candidate:
     except (KeyError, IndexError, TypeError, ValueError):
         pass
     return Candidate(checkpoint, int(iteration) if isinstance(iteration, int) else None, metric,
-                     METRIC if metric is not None else None)
+                     METRIC if metric is not None else None, picked_by="metric")
 
 
 def _state(checkpoint: Path) -> dict[str, Any]:

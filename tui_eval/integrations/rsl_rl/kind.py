@@ -72,10 +72,19 @@ class RslRlKind(CheckpointKind):
 
     @classmethod
     def candidates(cls, path: Path) -> list[Candidate]:
-        """A run folder's `model_<iteration>.pt` files (or one file); rsl_rl keeps its training curve in
-        TensorBoard, so a candidate's training metric is not read."""
+        """A run folder's `model_<iteration>.pt` files (or one file), each with the training curve's
+        `Train/mean_reward` at its iteration (from the folder's TensorBoard events, where there are any)."""
+        from tui_eval.integrations.rsl_rl.training_curve import TAG, at, mean_rewards
+
         files = checkpoints(path) if path.is_dir() else [path] if cls.recognise(path) else []
-        return [Candidate(p, int(p.stem.split("_")[-1]) if p.stem.split("_")[-1].isdigit() else None) for p in files]
+        curve = mean_rewards(files[0].parent) if files else {}
+        found = []
+        for p in files:
+            suffix = p.stem.rsplit("_", 1)[-1]
+            iteration = int(suffix) if suffix.isdigit() else None
+            metric = at(curve, iteration)
+            found.append(Candidate(p, iteration, metric, TAG if metric is not None else None))
+        return found
 
     def sweep_path(self) -> tuple[str, str]:
         return "runner", ("the runner's inference policy, which the export is made from: a run folder's exported "
