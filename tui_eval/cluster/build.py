@@ -16,9 +16,11 @@ from tui_eval.paths.ray_names import actor_name
 ACTOR_THREADS = 6
 
 
-def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int, wait: bool = True) -> RemotePath:
+def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int, wait: bool = True,
+                      label: str | None = None) -> RemotePath:
     """`spec.workers` actors, each building path `name` as the run would in-process (loaded on return
-    with `wait`, else loading: `RemotePath.wait_loaded`)."""
+    with `wait`, else loading: `RemotePath.wait_loaded`); `label` names the actors where several checkpoints'
+    paths of one name run at once (a sweep)."""
     import ray
 
     from tui_eval.envs import global_rng
@@ -31,7 +33,7 @@ def build_remote_path(spec: RunSpec, name: str, explore: bool, actors: int, wait
     portable, cwd = portable_spec(spec), os.getcwd()
 
     def spawn(explore: bool):  # named after the run, so that a resumed run can end what a dead one left
-        return actor_class.options(name=actor_name(f"worker-{name}"), **options).remote(
+        return actor_class.options(name=actor_name(f"worker-{label or name}"), **options).remote(
             portable, name, explore, cwd, resources.threads, tuple(global_rng.kept_apart()))
 
     return RemotePath(name, explore, spawn, spec.workers, wait=wait)

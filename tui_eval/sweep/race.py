@@ -50,21 +50,36 @@ def labels(candidates: list[Candidate]) -> list[str]:
 
 
 def enter(spec: RunSpec, candidates: list[Candidate], load_kind: Callable[[RunSpec], Any]) -> tuple[list[Entrant], Any]:
-    """Each candidate's path, built (loaded) once; and the first candidate's kind (seeds, the path's name)."""
+    """Each candidate's path, built (loaded) once: in this process, or with `--workers N` (or a cluster named) in
+    N Ray actors per checkpoint; and the first candidate's kind (seeds, the path's name)."""
     entrants: list[Entrant] = []
     first = None
+    if spec.on_ray:
+        from tui_eval.cluster.connect import connect
+
+        connect(spec, actors=spec.workers * len(candidates))
     try:
         for label, candidate in zip(labels(candidates), candidates):
-            kind = load_kind(dataclasses.replace(spec, checkpoint=str(candidate.path), paths=[]))
+            own = dataclasses.replace(spec, checkpoint=str(candidate.path), paths=[])
+            kind = load_kind(own)  # read offline here: its seeds, its sweep path, its explore default
             first = first or kind
             name = spec.paths[0] if spec.paths else kind.sweep_path()[0]
-            explore = spec.explore.get(name, kind.default_explore(name)) if spec.explore else kind.default_explore(name)
-            entrants.append(Entrant(label, candidate, kind.build_path(name, explore), kind.name))
+            explore = spec.explore.get(name, kind.default_explore(name))
+            entrants.append(Entrant(label, candidate, _build(own, kind, name, explore, label), kind.name))
     except BaseException:
         for entrant in entrants:
             close_quietly(entrant.path)
         raise
     return entrants, first
+
+
+def _build(spec: RunSpec, kind: Any, name: str, explore: bool, label: str) -> InferencePath:
+    if not spec.on_ray:
+        return kind.build_path(name, explore)
+    from tui_eval.cluster.build import build_remote_path
+
+    return build_remote_path(dataclasses.replace(spec, paths=[name]), name, explore, spec.workers,
+                             label=f"sweep-{label}")
 
 
 @dataclass

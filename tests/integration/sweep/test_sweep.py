@@ -112,3 +112,22 @@ async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs,
     finally:
         for entrant in entrants:
             entrant.path.close()
+
+
+def test_workers_spread_each_checkpoints_episodes_over_ray_actors_with_the_same_result(runs, tmp_path):
+    """`--workers 2`: every checkpoint's path in two actors of a local Ray (in a process of its own, as a user
+    runs it); the same seeds give the same episodes, so the board is the in-process sweep's."""
+    from tests.support.common import cli
+
+    code, alone = sweep(tmp_path, str(runs / "rsl"), "--episodes", "400")
+    out = tmp_path / "workers.json"
+    proc = cli("sweep", runs / "rsl", "--episodes", "400", "--headless", "--workers", "2", "--json", out,
+               env={"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    spread = json.loads(out.read_text())["sweep"]
+    assert spread["best"] == alone["best"] == [BEST_RSL]
+    assert [(r["checkpoint"], r["episodes"]) for r in spread["checkpoints"]] == \
+        [(r["checkpoint"], r["episodes"]) for r in alone["checkpoints"]]
+    # the same episodes, to float rounding (the actors' torch may use other thread counts)
+    assert [r["mean"] for r in spread["checkpoints"]] == pytest.approx([r["mean"] for r in alone["checkpoints"]],
+                                                                     rel=1e-6)
