@@ -66,6 +66,9 @@ def main(argv: list[str]) -> int:
     entrants, kind = enter(spec, candidates, load_kind)
     try:
         name, why = (spec.paths[0], "--paths") if spec.paths else kind.sweep_path()
+        explore = entrants[0].path.explore
+        source = "--explore" if name in spec.explore else f"library default: {kind.explore_source(name)}"
+        why += f"; explore {'on' if explore else 'off'} ({source})"
         print(f"  path: {name} ({why})", file=sys.stderr, flush=True)
         start = spec.seeds.start if spec.seeds is not None else kind.default_seeds(None)[0].start
         settings = Race(start, budget, ALPHA, spec.equivalence_margin, args.round)

@@ -40,6 +40,7 @@ def sweep_candidates(runs: list[str]) -> list[Candidate]:
     """Every checkpoint `runs` hold (a Tune experiment or trial, a run folder, checkpoints listed one by one), by
     the first kind that finds any in each; BadInput (one line) for one that holds none."""
     found: list[Candidate] = []
+    kinds: dict[str, str] = {}  # kind -> the first run it found checkpoints in
     for run in runs:
         path = Path(run).expanduser()
         if not path.exists():
@@ -49,9 +50,13 @@ def sweep_candidates(runs: list[str]) -> list[Candidate]:
             held = kind.candidates(path)
             if held:
                 found += held
+                kinds.setdefault(kind.name, run)
                 break
         else:
             raise BadInput(f"{path} holds no checkpoint tui-eval knows; pass {what_opens()}, or a folder of them")
+    if len(kinds) > 1:
+        raise BadInput(f"a sweep compares checkpoints of one kind; these are {', '.join(kinds)} "
+                       f"({', '.join(kinds.values())})")
     unique = list({c.path: c for c in found}.values())
     if len(unique) < 2:
         raise BadInput(f"a sweep compares checkpoints, and {', '.join(runs)} holds {len(unique)}; pass a run with "

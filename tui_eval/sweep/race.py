@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord, RunSpec
+from tui_eval.config.spec import BadInput, EpisodeRecord, RunSpec
 from tui_eval.integrations.base import Candidate
 from tui_eval.paths.base import InferencePath, close_quietly
 from tui_eval.sweep.elimination import BUDGET, STOPPED, Arm, Elimination
@@ -61,8 +61,14 @@ def enter(spec: RunSpec, candidates: list[Candidate], load_kind: Callable[[RunSp
     try:
         for label, candidate in zip(labels(candidates), candidates):
             own = dataclasses.replace(spec, checkpoint=str(candidate.path), paths=[])
-            kind = load_kind(own)  # read offline here: its seeds, its sweep path, its explore default
+            try:
+                kind = load_kind(own)  # read offline here: its seeds, its sweep path, its explore default
+            except BadInput as exc:  # say which checkpoint of the run the line is about
+                raise BadInput(f"{label}: {exc}") from None
             first = first or kind
+            if kind.name != first.name:
+                raise BadInput(f"{label} is a {kind.name} checkpoint and {entrants[0].label if entrants else label} a "
+                               f"{first.name} one; a sweep compares checkpoints of one kind")
             name = spec.paths[0] if spec.paths else kind.sweep_path()[0]
             explore = spec.explore.get(name, kind.default_explore(name))
             entrants.append(Entrant(label, candidate, _build(own, kind, name, explore, label), kind.name))

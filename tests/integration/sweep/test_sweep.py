@@ -55,7 +55,7 @@ def test_an_rsl_rl_run_sweep_finds_the_best_and_where_the_newest_stands(runs, tm
                                                                   for i in (10, 20, 30, 39)}
     assert all(r["training_metric_name"] == "Train/mean_reward" for r in rows.values())
     assert s["training_pick"]["held_out_rank"] > 1
-    assert s["path"].startswith("runner")
+    assert s["path"].startswith("runner") and "explore off" in s["path"]
     assert s["episodes"] < 400
 
 
@@ -69,9 +69,11 @@ def test_fail_if_not_best_exits_3_when_another_checkpoint_is_shown_better(runs, 
     (["sweep", "{rsl}/model_20.pt"], "holds 1"),
     (["sweep", "{rsl}", "--fail-if-not-best", "model_7.pt"], "no such checkpoint"),
     (["sweep", "{rsl}", "--round", "1"], "--round expects 2 or more"),
+    (["sweep", "{rsl}/model_20.pt", "{tune}"], "a sweep compares checkpoints of one kind"),
 ])
 def test_bad_sweep_input_is_one_line_exit_2(runs, capsys, argv, says):
-    assert main([a.format(rsl=runs / "rsl") for a in argv] + ["--headless"]) == 2
+    tune = next((runs / "tune" / "sweep_experiment").glob(f"*/{BEST_TUNE}"))
+    assert main([a.format(rsl=runs / "rsl", tune=tune) for a in argv] + ["--headless"]) == 2
     err = capsys.readouterr().err.strip()
     assert says in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
