@@ -56,3 +56,25 @@ def test_invalid_episodes_are_counted_never_paired_and_never_a_success():
     e.record("b", 2, 1.0, False, True)
     assert e.arms["b"].invalid == 2 and e.arms["b"].episodes == 2 and e.interval("a", "b")[1] == 0
     assert e.arms["a"].success_rate == 1.0 and e.arms["b"].success_rate == 0.0
+
+
+def test_labels_training_pick_and_rank_correlation():
+    """The board's names, training's pick by the kind's rule, and Spearman's correlation (against scipy)."""
+    from pathlib import Path
+
+    from scipy.stats import spearmanr
+
+    from tui_eval.integrations.base import Candidate
+    from tui_eval.sweep.race import Entrant, labels, rank_correlation, training_pick
+
+    paths = [Path("/r/PPO_a/checkpoint_000000"), Path("/r/PPO_b/checkpoint_000000"), Path("/r/PPO_b/checkpoint_000001")]
+    assert labels([Candidate(p) for p in paths]) == ["PPO_a/checkpoint_000000", "PPO_b/checkpoint_000000",
+                                                     "checkpoint_000001"]
+    by_metric = [Entrant(f"c{i}", Candidate(Path(f"c{i}"), i, m, "m", picked_by="metric"), None, "rllib")
+                 for i, m in enumerate([1.0, 3.0, 2.0])]
+    assert training_pick(by_metric) == ("c1", "highest m")
+    newest = [Entrant(f"m{i}", Candidate(Path(f"m{i}"), i, m, "m"), None, "rsl_rl") for i, m in enumerate([5.0, 1.0])]
+    assert training_pick(newest) == ("m1", "the newest checkpoint")
+    rows = [{"training_metric": t, "iteration": i, "mean": m} for i, (t, m) in enumerate([(1, 10), (2, 30), (3, 20),
+                                                                                         (4, 40)])]
+    assert rank_correlation(rows) == spearmanr([1, 2, 3, 4], [10, 30, 20, 40]).statistic
