@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_eval.doctor.findings import Finding
-from tui_eval.doctor.replay import close, replay
-from tui_eval.paths.rerun import Trace
+from tui_eval.doctor.replay import replay
+from tui_eval.paths.rerun import Trace, close
 
 ENV_CAUSE = "the env is not a function of its reset seed: the same path gives other episodes on the same seed"
 ENV_FIX = ("draw the env's randomness from the reset seed (its own np_random, or the process-wide generators "

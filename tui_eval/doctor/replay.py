@@ -15,17 +15,7 @@ from typing import Any
 import numpy as np
 
 from tui_eval.doctor.static_diff import Probe
-from tui_eval.paths.rerun import STAGES, Trace
-
-ATOL, RTOL = 1e-5, 1e-5
-
-
-def close(a: Any, b: Any, atol: float = ATOL, rtol: float = RTOL) -> bool:
-    try:
-        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    except (TypeError, ValueError):
-        return a == b
-    return x.shape == y.shape and bool(np.allclose(x, y, atol=atol, rtol=rtol))
+from tui_eval.paths.rerun import STAGES, Trace, close
 
 
 def replay(p: Probe, seed: int) -> Trace:

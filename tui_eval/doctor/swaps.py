@@ -16,9 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tui_eval.doctor.replay import close
 from tui_eval.envs import global_rng
-from tui_eval.paths.rerun import Side, run_policy
+from tui_eval.paths.rerun import Side, close, run_policy
 
 #: facts a path's copy can take from another path
 SWAPPABLE = ("normalize_actions", "clip_actions", "connector state", "weights")

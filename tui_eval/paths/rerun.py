@@ -28,6 +28,17 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 STAGES = ("obs", "env_to_module", "module_out", "action", "action_for_env")
+#: two stages' values are the same to this tolerance (a replay's and a probe's)
+ATOL, RTOL = 1e-5, 1e-5
+
+
+def close(a: Any, b: Any, atol: float = ATOL, rtol: float = RTOL) -> bool:
+    """Equal as arrays to the tolerance (same shape), or equal as objects where they are not numbers."""
+    try:
+        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        return a == b
+    return x.shape == y.shape and bool(np.allclose(x, y, atol=atol, rtol=rtol))
 
 
 @dataclass
@@ -164,7 +175,7 @@ def first_action_divergence(a: MultiTrace, b: MultiTrace) -> tuple[int, dict[str
     for t in range(max(len(a.actions), len(b.actions))):
         sa = a.actions[t] if t < len(a.actions) else None
         sb = b.actions[t] if t < len(b.actions) else None
-        if sa is None or sb is None or sa.keys() != sb.keys() or not all(close_to(sa[k], sb[k]) for k in sa):
+        if sa is None or sb is None or sa.keys() != sb.keys() or not all(close(sa[k], sb[k]) for k in sa):
             return t, {a.path: plain(sa), b.path: plain(sb)}
     return None
 
@@ -173,14 +184,6 @@ def plain(actions: dict[Any, Any] | None) -> Any:
     if actions is None:
         return "episode over"
     return {str(agent): np.asarray(a).tolist() for agent, a in actions.items()}
-
-
-def close_to(a: Any, b: Any, atol: float = 1e-5, rtol: float = 1e-5) -> bool:
-    try:
-        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    except (TypeError, ValueError):
-        return a == b
-    return x.shape == y.shape and bool(np.allclose(x, y, atol=atol, rtol=rtol))
 
 
 @runtime_checkable
