@@ -17,10 +17,11 @@ from tui_eval.errors import first_line
 RUNS_DIR = Path("tui-eval-runs")
 
 
-def default_log_path(checkpoint: str) -> Path:
-    """A new file under ./tui-eval-runs/ named after the time and the checkpoint."""
+def default_log_path(checkpoint: str, prefix: str = "") -> Path:
+    """A new file under ./tui-eval-runs/ named after the time and the checkpoint (`prefix`: what it is, e.g. a
+    sweep's "sweep-")."""
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    name = Path(checkpoint).expanduser().resolve().name or "run"
+    name = prefix + (Path(checkpoint).expanduser().resolve().name or "run")
     path, n = RUNS_DIR / f"{stamp}-{name}.sqlite", 1
     while path.exists():
         n += 1

@@ -8,7 +8,9 @@ import sys
 import time
 from pathlib import Path
 
+from tui_eval.config.spec import BadInput
 from tui_eval.runs import open_log, resolve_run, true_status
+from tui_eval.sweep.record import is_sweep
 
 from .parsers import CommandParser
 
@@ -27,6 +29,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     path = resolve_run(args.run)
     log = open_log(path)
+    if is_sweep(log.meta()):
+        return attach_sweep(path, log.meta(), args)
     if args.serve:
         from tui_eval.ui.serve import serve_viewer
 
@@ -61,3 +65,22 @@ def write_incidents(incidents: list[dict]) -> None:
     for item in incidents:
         at = time.strftime("%H:%M:%S", time.localtime(item.get("at", 0)))
         sys.stdout.write(f"  {at} path {item.get('path')} ({item.get('kind')}): {item.get('message')}\n")
+
+
+def attach_sweep(path: Path, meta: dict, args) -> int:
+    """A sweep's leaderboard: live in the app (its keys steer the sweep), or the table as it stands."""
+    if args.serve or args.frames:
+        raise BadInput("a sweep's leaderboard opens in the terminal; drop --serve / --frames")
+    if not args.headless:
+        from tui_eval.runtime.sweep_live import run_sweep_viewer
+
+        return run_sweep_viewer(path)
+    from tui_eval.runtime.sweep_control import poll_log
+    from tui_eval.views.sweep import leaderboard
+
+    result, status = poll_log(path)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"sweep": result, "status": status, "log": str(path)}, indent=1))
+    board = leaderboard(result) if result else "no round has ended yet"
+    sys.stdout.write(f"{path} (sweep, {status})\n{board}\n")
+    return 0

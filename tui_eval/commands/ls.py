@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tui_eval.log.store import RunLog
 from tui_eval.runs import all_logs, true_status
+from tui_eval.sweep.record import is_sweep
 
 from .parsers import CommandParser
 
@@ -27,7 +28,7 @@ def main(argv: list[str]) -> int:
             continue
         started = meta.get("started_at")
         rows.append([path.stem, true_status(path, meta), Path(str(meta.get("checkpoint", "?"))).name,
-                     " ".join(f"{p}:{counts.get(p, 0)}" for p in meta.get("paths", [])),
+                     episodes_cell(meta, counts),
                      str(meta.get("verdict") or "—"),
                      time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else "", str(path)])
     if not rows:
@@ -35,3 +36,10 @@ def main(argv: list[str]) -> int:
         return 0
     print(table(rows, ["run", "status", "checkpoint", "episodes", "verdict", "started", "log"]))
     return 0
+
+
+def episodes_cell(meta: dict, counts: dict[str, int]) -> str:
+    """Each path's episodes; a sweep's in all, over its checkpoints."""
+    if is_sweep(meta):
+        return f"sweep of {len(meta.get('paths', []))}: {sum(counts.values())}"
+    return " ".join(f"{p}:{counts.get(p, 0)}" for p in meta.get("paths", []))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tui_eval.config.spec import RunSpec
 from tui_eval.log.store import RunLog
-from tui_eval.runs import resolve_run
+from tui_eval.runs import open_log, resolve_run
+from tui_eval.sweep.record import is_sweep
 
 from .parsers import CommandParser
 
@@ -14,9 +15,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("run", help="run name or log file")
     parser.add_argument("--headless", action="store_true", help="no UI (as the run itself may have had)")
     args = parser.parse_args(argv)
-    from tui_eval.runtime.resume import resume_run
+    from tui_eval.runtime.resume import check_resumable, resume_run
 
-    return resume_run(resolve_run(args.run), headless=args.headless)
+    path = resolve_run(args.run)
+    meta = open_log(path).meta()
+    if is_sweep(meta):  # a sweep goes on as it was started, with the episodes its log holds
+        from . import sweep
+
+        check_resumable(path, meta)
+        return sweep.main([*meta["sweep"]["argv"], *(["--headless"] if args.headless else [])], resuming=True)
+    return resume_run(path, headless=args.headless)
 
 
 def saved_ray_address(argv: list[str]) -> str | None:

@@ -49,11 +49,10 @@ def frames_reply(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
     return {**engine_status(engine), "view": view_to_json(view)}
 
 
-class ControlServer:
-    """Serves the control commands of one engine from a daemon thread."""
+class ChannelServer:
+    """Serves one live process's control channel from a daemon thread: `handle` answers each request."""
 
-    def __init__(self, engine: Engine, log: str | Path):
-        self.engine = engine
+    def __init__(self, log: str | Path):
         self.path = socket_path(log)
         self.path.unlink(missing_ok=True)
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -88,6 +87,24 @@ class ControlServer:
         conn.sendall((json.dumps(reply) + "\n").encode())
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self._closed = True
+        try:
+            self._sock.close()
+        finally:
+            self.path.unlink(missing_ok=True)
+
+
+class ControlServer(ChannelServer):
+    """The control commands of one run's engine."""
+
+    def __init__(self, engine: Engine, log: str | Path):
+        self.engine = engine
+        super().__init__(log)
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         cmd, engine = request.get("cmd"), self.engine
         if cmd == "frames":
             return frames_reply(engine, request)
@@ -110,13 +127,6 @@ class ControlServer:
         elif cmd == "stop":
             engine.stop()
         return engine_status(engine)
-
-    def close(self) -> None:
-        self._closed = True
-        try:
-            self._sock.close()
-        finally:
-            self.path.unlink(missing_ok=True)
 
 
 class ControlClient:

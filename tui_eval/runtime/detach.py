@@ -20,10 +20,13 @@ STARTUP_S = 20.0  # how long to wait for the background run to take its log
 def start_detached(spec: RunSpec) -> int:
     """Start `spec` headless in the background: its options (RunSpec.to_argv), not this terminal's ones."""
     check_outputs(spec)  # settles spec.log (absolute) and spec.json; bad locations exit 2 here
-    log = Path(spec.log or "")
+    return start_in_background(Path(spec.log or ""), [*spec.to_argv(), "--headless"])  # log and json absolute now
+
+
+def start_in_background(log: Path, child_args: list[str], what: str = "run") -> int:
+    """`tui-eval CHILD_ARGS` in a background process that takes `log`; returns once it holds it."""
     ownership.claim(log).release()  # in use or already holding a run: say so now, not in the background
     ownership.lock_path(log).unlink(missing_ok=True)
-    child_args = [*spec.to_argv(), "--headless"]  # spec.log and spec.json are absolute now
     out = output_path(log)
     with open(out, "ab") as sink, open(os.devnull, "rb") as nothing:
         child = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", *child_args], stdin=nothing, stdout=sink,
@@ -32,12 +35,12 @@ def start_detached(spec: RunSpec) -> int:
     while ownership.holder(log) is None:
         code = child.poll()
         if code is not None:
-            raise BadInput(f"the background run ended at once (exit {code}): {_last_line(out)}")
+            raise BadInput(f"the background {what} ended at once (exit {code}): {_last_line(out)}")
         if time.monotonic() > deadline:
             break
         time.sleep(0.05)
     name = log.stem
-    sys.stdout.write(f"run {name} started in the background (pid {child.pid})\n"
+    sys.stdout.write(f"{what} {name} started in the background (pid {child.pid})\n"
                      f"  log:    {log}\n  output: {out}\n"
                      f"  attach: tui-eval attach {name}\n  stop:   tui-eval stop {name}\n")
     return 0

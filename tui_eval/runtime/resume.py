@@ -27,18 +27,23 @@ def spec_from_meta(meta: dict, log: Path) -> RunSpec:
     return spec
 
 
-def resume_run(log: Path, *, headless: bool) -> int:
-    reader = RunLog(log, readonly=True)
-    meta, records = reader.meta(), reader.records()
-    reader.close()
+def check_resumable(log: Path, meta: dict) -> None:
+    """BadInput when the run (or sweep) is live or finished; else note the resume in its log."""
     owner_now = ownership.holder(log)
     if owner_now is not None:
         raise BadInput(f"run {log.stem} is live (pid {owner_now.get('pid')}); tui-eval attach {log.stem} instead")
     if RunMeta.from_json(meta).status == RunStatus.DONE:
         raise BadInput(f"run {log.stem} finished; nothing to resume (start a new run for more episodes)")
+    RunMeta(resumed_at=[*(meta.get("resumed_at") or []), time.time()]).write(RunLog(log))
+
+
+def resume_run(log: Path, *, headless: bool) -> int:
+    reader = RunLog(log, readonly=True)
+    meta, records = reader.meta(), reader.records()
+    reader.close()
+    check_resumable(log, meta)
     spec = spec_from_meta(meta, log)
     blocks = [SeedBlock(int(a), b) for a, b in (meta.get("blocks") or [meta.get("seeds")])]
     owner = RunOwner(spec, resuming=True)
     owner.restore_from = (blocks, records)
-    RunMeta(resumed_at=[*(meta.get("resumed_at") or []), time.time()]).write(RunLog(log))
     return execute(spec, owner, headless=headless)

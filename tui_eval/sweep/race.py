@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,19 +20,22 @@ ROUND = 10  # seeds per round (every surviving checkpoint plays each)
 
 
 class RoundSeeds:
-    """A SeedFeed handing out one round's seeds (nobody watches its steps); cancelled when the sweep stops."""
+    """A SeedFeed handing out one round's seeds (nobody watches its steps); it waits while the sweep is paused
+    and is cancelled when the sweep stops."""
 
     heartbeat = None
 
-    def __init__(self, seeds: range, stop: threading.Event):
-        self.left, self.stop = [(s, 0) for s in reversed(seeds)], stop
+    def __init__(self, seeds: list[int], settings: Race):
+        self.left, self.settings = [(s, 0) for s in reversed(seeds)], settings
 
     @property
     def cancelled(self) -> bool:
-        return self.stop.is_set()
+        return self.settings.stop.is_set()
 
     def take(self) -> tuple[int, int] | None:
-        return self.left.pop() if self.left and not self.stop.is_set() else None
+        while self.settings.paused.is_set() and not self.settings.stop.is_set():
+            time.sleep(0.05)
+        return self.left.pop() if self.left and not self.settings.stop.is_set() else None
 
 
 @dataclass
@@ -90,7 +94,8 @@ def _build(spec: RunSpec, kind: Any, name: str, explore: bool, label: str) -> In
 
 @dataclass
 class Race:
-    """A sweep's settings: the seeds from `start`, `round_size` per round, `budget` episodes in all."""
+    """A sweep's settings: the seeds from `start`, `round_size` per round, `budget` episodes in all; `paused`
+    holds the next episode back, `stop` ends the sweep."""
 
     start: int
     budget: int
@@ -98,21 +103,41 @@ class Race:
     margin: float | None
     round_size: int = ROUND
     stop: threading.Event = dataclasses.field(default_factory=threading.Event)
+    paused: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+    def seeds(self, round_no: int) -> list[int]:
+        """Round `round_no`'s seeds (rounds count from 1)."""
+        first = self.start + (round_no - 1) * self.round_size
+        return list(range(first, first + self.round_size))
 
 
-def race(entrants: list[Entrant], settings: Race,
-         after_round: Callable[[Elimination], None] = lambda e: None) -> Elimination:
+Played = Callable[[str, int, EpisodeRecord], None]  # (checkpoint, round, episode) as each episode ends
+
+
+def race(entrants: list[Entrant], settings: Race, after_round: Callable[[Elimination], None] = lambda e: None,
+         on_episode: Played = lambda name, round_no, record: None,
+         earlier: Iterable[EpisodeRecord] = ()) -> Elimination:
     """Rounds until the elimination ends, the next round would pass the budget, or `settings.stop` is set (the
-    round in progress is then dropped: only whole rounds are compared)."""
+    round in progress is then dropped: only whole rounds are compared). `earlier`: episodes a previous process
+    of this sweep finished (`path` the checkpoint, `block` the round); they are counted, not played again."""
     e = Elimination([x.label for x in entrants], alpha=settings.alpha, margin=settings.margin)
     by_label = {x.label: x for x in entrants}
-    next_seed, size = settings.start, settings.round_size
-    while e.outcome is None and e.spent() + len(e.alive()) * size <= settings.budget and not settings.stop.is_set():
-        seeds = range(next_seed, next_seed + size)
-        next_seed += size
+    kept: dict[tuple[int, str], dict[int, EpisodeRecord]] = {}
+    for record in earlier:
+        kept.setdefault((record.block, record.path), {})[record.seed] = record
+    round_no = 0
+    while e.outcome is None and e.spent() + len(e.alive()) * settings.round_size <= settings.budget \
+            and not settings.stop.is_set():
+        round_no += 1
+        seeds = settings.seeds(round_no)
         played: list[tuple[str, EpisodeRecord]] = []
         for arm in e.alive():
-            by_label[arm.name].path.run(RoundSeeds(seeds, settings.stop), _collect(played, arm.name))
+            done = kept.get((round_no, arm.name), {})
+            played += [(arm.name, done[s]) for s in seeds if s in done]
+            missing = [s for s in seeds if s not in done]
+            if missing:
+                by_label[arm.name].path.run(RoundSeeds(missing, settings),
+                                            _collect(played, arm.name, round_no, on_episode))
         if settings.stop.is_set():
             break
         for name, r in played:
@@ -124,8 +149,13 @@ def race(entrants: list[Entrant], settings: Race,
     return e
 
 
-def _collect(played: list[tuple[str, EpisodeRecord]], name: str) -> Callable[[EpisodeRecord], None]:
-    return lambda record: played.append((name, record))
+def _collect(played: list[tuple[str, EpisodeRecord]], name: str, round_no: int,
+             on_episode: Played) -> Callable[[EpisodeRecord], None]:
+    def collect(record: EpisodeRecord) -> None:
+        played.append((name, record))
+        on_episode(name, round_no, record)
+
+    return collect
 
 
 def summary(e: Elimination, entrants: list[Entrant], path_note: str, budget: int) -> dict[str, Any]:

@@ -9,17 +9,9 @@ import json
 
 import pytest
 
-from tests.support.jobs import SWEEP_RUNS
 from tests.support.sweep_runs import BEST_RSL, BEST_TUNE, CURVE_START
 from tests.support.ui import plain, wait_for
 from tui_eval.cli import main
-
-
-@pytest.fixture(scope="module")
-def runs(prefetcher, tmp_path_factory):
-    proc, out = prefetcher.wait(SWEEP_RUNS, tmp_path_factory.mktemp("sweep_runs"))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
 
 
 def sweep(tmp_path, *args: str) -> tuple[int, dict]:
@@ -80,22 +72,25 @@ def test_bad_sweep_input_is_one_line_exit_2(runs, capsys, argv, says):
 
 async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs, tmp_path):
     """The app over a real sweep (the rsl_rl run): the board and the forest plot after the rounds, readable at
-    120x40 and 80x24; `q` stops a sweep in progress."""
+    120x40 and 80x24; `q` closes it (on a sweep in progress it stops the sweep: test_sweep_lifecycle.py)."""
     from tui_eval.commands.run import spec_from_args
     from tui_eval.commands.sweep import build_parser
     from tui_eval.kinds import load_kind, sweep_candidates
-    from tui_eval.runtime.sweep_live import rounds_for
+    from tui_eval.log.store import RunLog
+    from tui_eval.runtime.sweep_live import LocalControls, rounds_for
     from tui_eval.sweep.race import Race, enter
+    from tui_eval.sweep.record import SweepRecord
     from tui_eval.ui.sweep_app import SweepApp
 
     args = build_parser().parse_args([str(runs / "rsl"), "--headless"])
     args.checkpoint = args.runs[0]
     entrants, kind = enter(spec_from_args(args), sweep_candidates(args.runs), load_kind)
     settings = Race(kind.default_seeds(None)[0].start, 400, 0.05, None)
-    app, done = SweepApp("sweep test", settings.stop), {}
+    app, done = SweepApp("sweep test", LocalControls(settings)), {}
+    log = RunLog(tmp_path / "sweep.sqlite")
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            worker = rounds_for(app, entrants, settings, "runner", done)
+            worker = rounds_for(app, entrants, settings, "runner", done, SweepRecord(log), [])
             worker.start()
             await wait_for(pilot, lambda: "result" in done and app.result is not None and
                            app.result["outcome"] == "best", timeout=120, what="the sweep's end")
@@ -110,7 +105,8 @@ async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs,
             assert "rank" in plain(app.query_one("#board"))
             await pilot.press("q")
         worker.join(30)
-        assert settings.stop.is_set()
+        assert not worker.is_alive() and not app.is_running
+        assert log.meta()["sweep_result"]["best"] == [BEST_RSL] and log.count() == done["result"]["episodes"]
     finally:
         for entrant in entrants:
             entrant.path.close()

@@ -1,0 +1,56 @@
+"""A sweep's control channel, both ends: the sweep's process answers `tui-eval stop` and a viewer's keys
+(`SweepControl`); a viewer reads the board and the sweep's state (`poll_log`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tui_eval.log.lifecycle import RunMeta
+from tui_eval.log.store import RunLog
+
+from . import ownership
+from .control import ChannelServer, ControlClient
+
+
+class SweepControl(ChannelServer):
+    """`tui-eval stop` and an attached viewer's keys: status, pause, resume, toggle_pause, stop."""
+
+    def __init__(self, settings: Any, log: str | Path):
+        self.settings = settings
+        super().__init__(log)
+
+    def state(self) -> str:
+        s = self.settings
+        return "stopping" if s.stop.is_set() else "paused" if s.paused.is_set() else "running"
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        cmd, s = request.get("cmd"), self.settings
+        if cmd == "stop":
+            s.stop.set()
+        elif cmd in ("pause", "resume", "toggle_pause"):
+            pause = cmd == "pause" or (cmd == "toggle_pause" and not s.paused.is_set())
+            (s.paused.set if pause else s.paused.clear)()
+        elif cmd != "status":
+            return {"ok": False, "error": f"unknown command {cmd!r}; a sweep takes status, pause, resume, "
+                    "toggle_pause, stop"}
+        return {"ok": True, "state": self.state()}
+
+
+def poll_log(log: Path) -> tuple[dict[str, Any] | None, str]:
+    """The board a sweep's log holds, and the sweep's state: running / paused (its process asked), else the
+    status the log ends with ("interrupted (process gone)" when its process died)."""
+    reader = RunLog(log, readonly=True)
+    try:
+        meta = reader.meta()
+    finally:
+        reader.close()
+    status = RunMeta.from_json(meta).shown_status()
+    if ownership.holder(log) is not None:
+        try:
+            return meta.get("sweep_result"), str(ControlClient(log, timeout=2.0).send("status").get("state", status))
+        except OSError:
+            return meta.get("sweep_result"), status
+    if status in ("loading", "running"):
+        status = "interrupted (process gone)"
+    return meta.get("sweep_result"), status
