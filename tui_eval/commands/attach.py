@@ -79,8 +79,9 @@ def attach_sweep(path: Path, meta: dict, args) -> int:
     from tui_eval.views.sweep import leaderboard
 
     result, status = poll_log(path)
-    if args.json:
-        Path(args.json).write_text(json.dumps({"sweep": result, "status": status, "log": str(path)}, indent=1))
+    if args.json:  # the sweep's summary as it stands (null before its first round ends), its status now
+        Path(args.json).write_text(json.dumps({**(result or {"checkpoints": []}), "status": status, "log": str(path)},
+                                              indent=1))
     board = leaderboard(result) if result else "no round has ended yet"
     sys.stdout.write(f"{path} (sweep, {status})\n{board}\n")
     return 0

@@ -1,5 +1,6 @@
 """A sweep's control channel, both ends: the sweep's process answers `tui-eval stop` and a viewer's keys
-(`SweepControl`); a viewer reads the board and the sweep's state (`poll_log`)."""
+(`SweepControl`, over the same `LocalControls` as the app that runs the sweep); a viewer reads the board and
+the sweep's state (`poll_log`)."""
 
 from __future__ import annotations
 
@@ -13,28 +14,43 @@ from . import ownership
 from .control import ChannelServer, ControlClient
 
 
-class SweepControl(ChannelServer):
-    """`tui-eval stop` and an attached viewer's keys: status, pause, resume, toggle_pause, stop."""
+class LocalControls:
+    """The keys of the app that runs the sweep."""
 
-    def __init__(self, settings: Any, log: str | Path):
+    def __init__(self, settings: Any):
         self.settings = settings
-        super().__init__(log)
+
+    def stop(self) -> None:
+        self.settings.stop.set()
+
+    def toggle_pause(self) -> str:
+        paused = self.settings.paused
+        (paused.clear if paused.is_set() else paused.set)()
+        return self.state()
 
     def state(self) -> str:
         s = self.settings
         return "stopping" if s.stop.is_set() else "paused" if s.paused.is_set() else "running"
 
+
+class SweepControl(ChannelServer):
+    """`tui-eval stop` and an attached viewer's keys: status, pause, resume, toggle_pause, stop."""
+
+    def __init__(self, settings: Any, log: str | Path):
+        self.controls = LocalControls(settings)
+        super().__init__(log)
+
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
-        cmd, s = request.get("cmd"), self.settings
+        cmd, controls = request.get("cmd"), self.controls
         if cmd == "stop":
-            s.stop.set()
+            controls.stop()
         elif cmd in ("pause", "resume", "toggle_pause"):
-            pause = cmd == "pause" or (cmd == "toggle_pause" and not s.paused.is_set())
-            (s.paused.set if pause else s.paused.clear)()
+            if cmd == "toggle_pause" or (cmd == "pause") != (controls.state() == "paused"):
+                controls.toggle_pause()
         elif cmd != "status":
             return {"ok": False, "error": f"unknown command {cmd!r}; a sweep takes status, pause, resume, "
                     "toggle_pause, stop"}
-        return {"ok": True, "state": self.state()}
+        return {"ok": True, "state": controls.state()}
 
 
 def poll_log(log: Path) -> tuple[dict[str, Any] | None, str]:

@@ -19,22 +19,7 @@ from tui_eval.ui.sweep_app import SweepApp
 from .app_process import library_output_to
 from .control import ControlClient
 from .owner import RunOwner
-from .sweep_control import poll_log
-
-
-class LocalControls:
-    """The keys of the app that runs the sweep."""
-
-    def __init__(self, settings: Race):
-        self.settings = settings
-
-    def stop(self) -> None:
-        self.settings.stop.set()
-
-    def toggle_pause(self) -> str:
-        paused = self.settings.paused
-        (paused.clear if paused.is_set() else paused.set)()
-        return "paused" if paused.is_set() else "running"
+from .sweep_control import LocalControls, poll_log
 
 
 class ChannelControls:
@@ -52,15 +37,18 @@ class ChannelControls:
             raise RuntimeError(reply.get("error", "refused"))
         return str(reply["state"])
 
+    def state(self) -> str:
+        return str(self.client.send("status").get("state", "gone"))
 
-def run_live(entrants: list[Entrant], settings: Race, path_note: str, title: str, record: Any,
+
+def run_live(entrants: list[Entrant], settings: Race, about: dict[str, Any], title: str, record: Any,
              earlier: list, owner: RunOwner, on_interrupt: Callable[[], None],
              on_terminate: Callable[[], None]) -> dict[str, Any]:
     """The sweep's summary once it ended (or was stopped with `q`), the app shown meanwhile."""
     app = SweepApp(title, LocalControls(settings), on_hangup=owner.mark_hung_up, on_terminate=on_terminate,
                    on_interrupt=on_interrupt)
     done: dict[str, Any] = {}
-    worker = rounds_for(app, entrants, settings, path_note, done, record, earlier)
+    worker = rounds_for(app, entrants, settings, about, done, record, earlier)
     app.call_later(worker.start)
     with library_output_to(stderr_path(owner.log_path)):
         try:
@@ -79,7 +67,7 @@ def run_live(entrants: list[Entrant], settings: Race, path_note: str, title: str
     return done["result"]
 
 
-def rounds_for(app: SweepApp, entrants: list[Entrant], settings: Race, path_note: str,
+def rounds_for(app: SweepApp, entrants: list[Entrant], settings: Race, about: dict[str, Any],
                done: dict[str, Any], record: Any, earlier: list) -> threading.Thread:
     """The thread that runs the rounds, logs them and shows each in `app`; its summary (or error) lands in
     `done`."""
@@ -92,14 +80,14 @@ def rounds_for(app: SweepApp, entrants: list[Entrant], settings: Race, path_note
                 pass
 
     def after_round(e: Elimination) -> None:
-        result = summary(e, entrants, path_note, settings.budget)
+        result = summary(e, entrants, settings, about)
         record.board(result)
         show(result, True)
 
     def rounds() -> None:
         try:
             e = race(entrants, settings, after_round, record.episode, earlier)
-            done["result"] = summary(e, entrants, path_note, settings.budget)
+            done["result"] = summary(e, entrants, settings, about)
             record.board(done["result"])
             if not settings.stop.is_set():
                 show(done["result"], False)

@@ -58,8 +58,11 @@ def run_sweep(sweep: Sweep, *, headless: bool, resuming: bool = False) -> int:
         owner.close(RunStatus.FAILED, error=str(exc) if isinstance(exc, BadInput) else type(exc).__name__)
         raise
     stopped = result["outcome"] == "stopped"
-    owner.close(RunStatus.INTERRUPTED if "interrupt" in sweep.ended_by else
-                RunStatus.STOPPED if stopped else RunStatus.DONE)
+    status = RunStatus.INTERRUPTED if "interrupt" in sweep.ended_by else \
+        RunStatus.STOPPED if stopped else RunStatus.DONE
+    result["status"] = str(status)
+    _report(result, sweep.spec.json)
+    owner.close(status)
     if stopped:
         return EXIT_TERMINATED if "terminate" in sweep.ended_by else EXIT_INTERRUPTED
     beaten = next((r for r in result["checkpoints"] if r["checkpoint"] == sweep.fail_if_not_best), None)
@@ -98,21 +101,20 @@ def _sweep(sweep: Sweep, owner: RunOwner, headless: bool, resuming: bool) -> dic
         record = SweepRecord(log)
         earlier = record.earlier() if resuming else []
         record.start(sweep.argv(), [_candidate_json(x) for x in entrants], note, budget)
+        about = {"run": sweep.runs[0], "runs": sweep.runs, "path": note, "log": str(owner.log_path)}
         control = SweepControl(settings, owner.log_path)
         owner.control = control  # closed with the owner
         RunMeta(status=RunStatus.RUNNING, control=str(control.path), seeds=[start, None]).write(log)
         if earlier:
             say.write(f"  resuming: {len(earlier)} finished episodes from the log are counted, not played again\n")
-        result = _race(sweep, owner, entrants, settings, record, earlier, headless, note)
+        return _race(sweep, owner, entrants, settings, record, earlier, headless, about)
     finally:
         for entrant in entrants:
             entrant.path.close()
-    _report(result, sweep.spec.json)
-    return result
 
 
 def _race(sweep: Sweep, owner: RunOwner, entrants: list, settings: Any, record: Any, earlier: list,
-          headless: bool, note: str) -> dict[str, Any]:
+          headless: bool, about: dict[str, Any]) -> dict[str, Any]:
     from tui_eval.sweep.race import race, summary
 
     def ended_by(why: str) -> None:
@@ -124,26 +126,26 @@ def _race(sweep: Sweep, owner: RunOwner, entrants: list, settings: Any, record: 
         if not headless:
             from .sweep_live import run_live
 
-            return run_live(entrants, settings, note, f"tui-eval sweep: {len(entrants)} checkpoints", record,
+            return run_live(entrants, settings, about, f"tui-eval sweep: {len(entrants)} checkpoints", record,
                             earlier, owner, on_interrupt=lambda: ended_by("interrupt"),
                             on_terminate=lambda: ended_by("terminate"))
         previous = signal.signal(signal.SIGINT, lambda signum, frame: _interrupted(ended_by))
         try:
-            e = race(entrants, settings, lambda e: _after_round(e, entrants, note, settings.budget, record),
+            e = race(entrants, settings, lambda e: _after_round(e, entrants, settings, about, record),
                      record.episode, earlier)
         finally:
             signal.signal(signal.SIGINT, previous)
-        result = summary(e, entrants, note, settings.budget)
+        result = summary(e, entrants, settings, about)
         record.board(result)
         return result
     finally:
         restore()
 
 
-def _after_round(e: Any, entrants: list, note: str, budget: int, record: Any) -> None:
+def _after_round(e: Any, entrants: list, settings: Any, about: dict[str, Any], record: Any) -> None:
     from tui_eval.sweep.race import summary
 
-    record.board(summary(e, entrants, note, budget))
+    record.board(summary(e, entrants, settings, about))
     alive = ", ".join(f"{a.name} {a.mean:.4g}" if a.mean is not None else a.name for a in e.alive())
     print(f"  round {e.rounds}: {e.spent()} episodes; in the race: {alive}", file=sys.stderr, flush=True)
 
@@ -164,4 +166,4 @@ def _report(result: dict[str, Any], json_path: str | None) -> None:
 
     print(leaderboard(result), flush=True)
     if json_path:
-        Path(json_path).write_text(json.dumps({"sweep": result}, indent=2, default=str))
+        Path(json_path).write_text(json.dumps(result, indent=2, default=str))

@@ -67,6 +67,18 @@ def paired_cs(a: Arm, b: Arm, alpha: float, target_n: float = 100,
     return iv, n
 
 
+def mean_cs(arm: Arm, alpha: float = 0.05, target_n: float = 100,
+            burn_in: int = 30) -> tuple[float, float] | None:
+    """The anytime-valid CS for one checkpoint's mean return over its valid episodes (not corrected for the
+    other checkpoints: what the board shows beside each mean)."""
+    x = np.array(list(arm.returns.values()), dtype=float)
+    if len(x) < 2:
+        return None
+    dev = x - x.mean()
+    return tail_guarded_cs_from_moments(len(x), float(x.mean()), float((dev ** 2).sum()), float((dev ** 3).sum()),
+                                        float(x.min()), float(x.max()), alpha, target_n, burn_in)
+
+
 class Elimination:
     """The race: `record` each episode, `step` after each round; `outcome` says whether and why it ended."""
 

@@ -14,7 +14,7 @@ from typing import Any
 from tui_eval.config.spec import BadInput, EpisodeRecord, RunSpec
 from tui_eval.integrations.base import Candidate
 from tui_eval.paths.base import InferencePath, close_quietly
-from tui_eval.sweep.elimination import BUDGET, STOPPED, Arm, Elimination
+from tui_eval.sweep.elimination import BEST, BUDGET, INDISTINGUISHABLE, STOPPED, Arm, Elimination, mean_cs
 
 ROUND = 10  # seeds per round (every surviving checkpoint plays each)
 
@@ -158,31 +158,42 @@ def _collect(played: list[tuple[str, EpisodeRecord]], name: str, round_no: int,
     return collect
 
 
-def summary(e: Elimination, entrants: list[Entrant], path_note: str, budget: int) -> dict[str, Any]:
-    """The sweep's `--json`: outcome, every checkpoint's row (ranked), training's pick and its held-out rank."""
+def summary(e: Elimination, entrants: list[Entrant], settings: Race, about: dict[str, Any]) -> dict[str, Any]:
+    """The sweep's `--json` (docs/contract.md): its status, the seeds so far, every checkpoint's row (ranked), the
+    best or the indistinguishable set, training's pick and its held-out rank; `about` (the run swept, the path,
+    the log) merged in."""
     by_label = {x.label: x for x in entrants}
     ranking = e.ranking()
     leader = ranking[0]
     rows = [_row(rank, arm, by_label[arm.name], e, leader) for rank, arm in enumerate(ranking, 1)]
     pick = training_pick(entrants)
     rank_of = {row["checkpoint"]: row["rank"] for row in rows}
-    return {"outcome": e.outcome, "alpha": e.alpha, "alpha_per_pair": e.alpha_pair, "rounds": e.rounds,
-            "episodes": e.spent(), "budget": budget, "path": path_note,
-            "best": [a.name for a in e.alive()] if e.outcome not in (BUDGET, STOPPED, None) else [],
-            "leader": leader.name, "checkpoints": rows,
-            "training_pick": None if pick is None else {"checkpoint": pick[0], "by": pick[1],
-                                                        "held_out_rank": rank_of[pick[0]]},
-            "rank_correlation": rank_correlation(rows)}
+    return {**about, "status": STATUS_OF.get(e.outcome or "", "running"),
+            "seeds": [settings.start, settings.start + e.rounds * settings.round_size],
+            "checkpoints": rows, "best": e.alive()[0].name if e.outcome == BEST else None,
+            "indistinguishable": [a.name for a in e.alive()] if e.outcome == INDISTINGUISHABLE else [],
+            "training_pick": None if pick is None else {"checkpoint": pick[0], "held_out_rank": rank_of[pick[0]],
+                                                        "by": pick[1]},
+            "rank_correlation": rank_correlation(rows), "outcome": e.outcome, "leader": leader.name,
+            "alpha": e.alpha, "alpha_per_pair": e.alpha_pair, "rounds": e.rounds, "episodes": e.spent(),
+            "budget": settings.budget}
+
+
+STATUS_OF = {BEST: "done", INDISTINGUISHABLE: "done", BUDGET: "done", STOPPED: "stopped"}
 
 
 def _row(rank: int, arm: Arm, entrant: Entrant, e: Elimination, leader: Arm) -> dict[str, Any]:
     iv, paired = e.interval(arm.name, leader.name) if arm is not leader else (None, 0)
     c = entrant.candidate
-    return {"rank": rank, "checkpoint": arm.name, "path": str(c.path), "iteration": c.iteration,
-            "training_metric": c.metric, "training_metric_name": c.metric_name, "mean": arm.mean,
-            "vs_leader_cs": None if iv is None else [iv[0], iv[1]], "paired_with_leader": paired,
-            "episodes": arm.episodes, "invalid": arm.invalid, "success_rate": arm.success_rate,
-            "eliminated_by": arm.eliminated_by, "eliminated_round": arm.eliminated_at}
+    return {"checkpoint": arm.name, "iteration": c.iteration, "training_metric": c.metric, "episodes": arm.episodes,
+            "mean": arm.mean, "cs95": _pair(mean_cs(arm)), "success_rate": arm.success_rate,
+            "invalid": arm.invalid, "eliminated_at": arm.eliminated_at, "eliminated_by": arm.eliminated_by,
+            "rank": rank, "path": str(c.path), "training_metric_name": c.metric_name,
+            "vs_leader_cs": _pair(iv), "paired_with_leader": paired}
+
+
+def _pair(iv: tuple[float, float] | None) -> list[float] | None:
+    return None if iv is None else [iv[0], iv[1]]
 
 
 def training_pick(entrants: list[Entrant]) -> tuple[str, str] | None:

@@ -20,8 +20,10 @@ def is_sweep(meta: dict[str, Any]) -> bool:
 
 def short_outcome(result: dict[str, Any]) -> str:
     """The sweep in a few words, for `ls`: who is best, or who leads after how many rounds."""
-    if result["outcome"] in ("best", "indistinguishable"):
-        return f"{result['outcome']}: {', '.join(result['best'])}"
+    if result["best"]:
+        return f"best: {result['best']}"
+    if result["indistinguishable"]:
+        return f"indistinguishable: {', '.join(result['indistinguishable'])}"
     state = {"budget": "budget spent", "stopped": "stopped"}.get(result["outcome"], f"round {result['rounds']}")
     return f"{result['leader']} leads ({state})"
 

@@ -28,6 +28,8 @@ class SweepControls(Protocol):
 
     def toggle_pause(self) -> str: ...  # the state after: "running" or "paused"
 
+    def state(self) -> str: ...  # "running", "paused" or "stopping"
+
 
 Poll = Callable[[], tuple[dict[str, Any] | None, str]]  # (the board, the sweep's state) read from its log
 
@@ -72,6 +74,14 @@ class SweepApp(App):
         if self.poll is not None:
             self.read_log()
             self.set_interval(POLL_S, self.read_log)
+        elif self.controls is not None:  # paused or stopped from elsewhere (an attached viewer, tui-eval stop)
+            self.set_interval(POLL_S, self.read_state)
+
+    def read_state(self) -> None:
+        assert self.controls is not None
+        if self.state in ("running", "paused") and self.controls.state() != self.state:
+            self.state = self.controls.state()
+            self.show_status()
 
     def read_log(self) -> None:
         assert self.poll is not None

@@ -17,12 +17,12 @@ def leaderboard(result: dict[str, Any]) -> str:
 def board_table(result: dict[str, Any]) -> str:
     rows = []
     for r in result["checkpoints"]:
-        status = f"out r{r['eliminated_round']} < {r['eliminated_by']}" if r["eliminated_by"] else "in"
-        rows.append([str(r["rank"]), r["checkpoint"], num(r["iteration"], 0), num(r["mean"], 2), status,
-                     interval(r["vs_leader_cs"], 2), str(r["episodes"]), num(r["training_metric"], 2),
-                     percent(r.get("success_rate")), str(r["invalid"])])
-    return text_table(rows, ["rank", "checkpoint", "iter", "held-out mean", "status", "vs leader (anytime)",
-                             "episodes", "training", "success", "invalid"])
+        status = f"out r{r['eliminated_at']} < {r['eliminated_by']}" if r["eliminated_by"] else "in"
+        rows.append([str(r["rank"]), r["checkpoint"], num(r["iteration"], 0), num(r["mean"], 2),
+                     interval(r["cs95"], 2), status, interval(r["vs_leader_cs"], 2), str(r["episodes"]),
+                     num(r["training_metric"], 2), percent(r.get("success_rate")), str(r["invalid"])])
+    return text_table(rows, ["rank", "checkpoint", "iter", "held-out mean", "anytime 95%", "status",
+                             "vs leader (anytime)", "episodes", "training", "success", "invalid"])
 
 
 def board_lines(result: dict[str, Any]) -> list[str]:
@@ -40,19 +40,22 @@ def board_lines(result: dict[str, Any]) -> list[str]:
 def outcome_line(result: dict[str, Any]) -> str:
     level = f"{100 * (1 - result['alpha']):g}%"
     if result["outcome"] == "best":
-        return (f"best: {result['best'][0]} (every other checkpoint shown worse on paired held-out seeds; the best "
+        return (f"best: {result['best']} (every other checkpoint shown worse on paired held-out seeds; the best "
                 f"is eliminated with probability <= {result['alpha']:g}, anytime {level}); {result['episodes']} "
                 f"episodes of a budget of {result['budget']}")
     if result["outcome"] == "indistinguishable":
-        return (f"indistinguishable: {', '.join(result['best'])} are within the equivalence margin of each other "
-                f"(anytime {level}); {result['episodes']} episodes")
+        return (f"indistinguishable: {', '.join(result['indistinguishable'])} are within the equivalence margin of "
+                f"each other (anytime {level}); {result['episodes']} episodes")
     if result["outcome"] == "stopped" and not result["episodes"]:
         return "stopped before the first round ended: nothing was compared"
     if result["outcome"] == "stopped":
         return (f"stopped after {result['rounds']} round(s) ({result['episodes']} episodes): {result['leader']} leads, "
                 "not yet shown best")
-    return (f"budget spent ({result['episodes']} episodes): {result['leader']} leads, not yet shown best; still in "
-            f"the race: {', '.join(r['checkpoint'] for r in result['checkpoints'] if not r['eliminated_by'])}")
+    racing = ", ".join(r["checkpoint"] for r in result["checkpoints"] if not r["eliminated_by"])
+    if result["outcome"] is None:
+        return f"after round {result['rounds']}: {result['leader']} leads; still in the race: {racing}"
+    return f"budget spent ({result['episodes']} episodes): {result['leader']} leads, not yet shown best; still in " \
+        f"the race: {racing}"
 
 
 def forest(result: dict[str, Any], width: int = 60) -> list[str]:

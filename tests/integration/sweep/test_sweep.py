@@ -17,13 +17,14 @@ from tui_eval.cli import main
 def sweep(tmp_path, *args: str) -> tuple[int, dict]:
     out = tmp_path / "sweep.json"
     code = main(["sweep", *args, "--headless", "--json", str(out)])
-    return code, json.loads(out.read_text())["sweep"]
+    return code, json.loads(out.read_text())
 
 
 def test_a_tune_experiment_sweep_names_the_planted_best_with_training_metrics(runs, tmp_path, capsys):
     budget = 800
     code, s = sweep(tmp_path, str(runs / "tune" / "sweep_experiment"), "--episodes", str(budget))
-    assert code == 0 and s["outcome"] == "best" and s["best"] == [BEST_TUNE]
+    assert code == 0 and s["outcome"] == "best" and s["best"] == BEST_TUNE and s["status"] == "done"
+    assert s["indistinguishable"] == [] and s["run"] == str(runs / "tune" / "sweep_experiment")
     rows = {r["checkpoint"]: r for r in s["checkpoints"]}
     assert set(rows) == {f"checkpoint_00000{i}" for i in range(4)}
     assert [rows[f"checkpoint_00000{i}"]["iteration"] for i in range(4)] == [1, 2, 3, 4]
@@ -33,6 +34,9 @@ def test_a_tune_experiment_sweep_names_the_planted_best_with_training_metrics(ru
     pick = max(rows.values(), key=lambda r: r["training_metric"])
     assert s["training_pick"] == {"checkpoint": pick["checkpoint"], "by": "highest env_runners/episode_return_mean",
                                   "held_out_rank": pick["rank"]}
+    best = rows[BEST_TUNE]  # its own anytime interval holds its mean; the seeds are the rounds' seeds
+    assert best["cs95"][0] < best["mean"] < best["cs95"][1] and best["eliminated_at"] is None
+    assert s["seeds"][1] - s["seeds"][0] == 10 * s["rounds"] and best["episodes"] == 10 * s["rounds"]
     assert "connectors" in s["path"]
     out = capsys.readouterr().out
     assert f"best: {BEST_TUNE}" in out and "training's pick" in out
@@ -40,7 +44,7 @@ def test_a_tune_experiment_sweep_names_the_planted_best_with_training_metrics(ru
 
 def test_an_rsl_rl_run_sweep_finds_the_best_and_where_the_newest_stands(runs, tmp_path):
     code, s = sweep(tmp_path, str(runs / "rsl"), "--episodes", "400")
-    assert code == 0 and s["best"] == [BEST_RSL]
+    assert code == 0 and s["best"] == BEST_RSL
     assert s["training_pick"]["checkpoint"] == "model_39.pt" and s["training_pick"]["by"] == "the newest checkpoint"
     rows = {r["checkpoint"]: r for r in s["checkpoints"]}  # rsl_rl's TensorBoard curve, at each iteration
     assert {n: r["training_metric"] for n, r in rows.items()} == {f"model_{i}.pt": CURVE_START + i
@@ -90,7 +94,7 @@ async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs,
     log = RunLog(tmp_path / "sweep.sqlite")
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            worker = rounds_for(app, entrants, settings, "runner", done, SweepRecord(log), [])
+            worker = rounds_for(app, entrants, settings, {"path": "runner"}, done, SweepRecord(log), [])
             worker.start()
             await wait_for(pilot, lambda: "result" in done and app.result is not None and
                            app.result["outcome"] == "best", timeout=120, what="the sweep's end")
@@ -106,7 +110,7 @@ async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs,
             await pilot.press("q")
         worker.join(30)
         assert not worker.is_alive() and not app.is_running
-        assert log.meta()["sweep_result"]["best"] == [BEST_RSL] and log.count() == done["result"]["episodes"]
+        assert log.meta()["sweep_result"]["best"] == BEST_RSL and log.count() == done["result"]["episodes"]
     finally:
         for entrant in entrants:
             entrant.path.close()
@@ -122,8 +126,8 @@ def test_workers_spread_each_checkpoints_episodes_over_ray_actors_with_the_same_
     proc = cli("sweep", runs / "rsl", "--episodes", "400", "--headless", "--workers", "2", "--json", out,
                env={"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
     assert proc.returncode == 0, proc.stderr[-3000:]
-    spread = json.loads(out.read_text())["sweep"]
-    assert spread["best"] == alone["best"] == [BEST_RSL]
+    spread = json.loads(out.read_text())
+    assert spread["best"] == alone["best"] == BEST_RSL
     assert [(r["checkpoint"], r["episodes"]) for r in spread["checkpoints"]] == \
         [(r["checkpoint"], r["episodes"]) for r in alone["checkpoints"]]
     # the same episodes, to float rounding (the actors' torch may use other thread counts)

@@ -84,8 +84,9 @@ def test_a_killed_sweep_resumes_from_its_log_playing_no_episode_twice_and_none_m
     assert all(after[key] for key in before)  # every episode finished before the kill is kept
     seeds = {seed for _, seed in after}
     assert len(seeds) == budget // 2 and max(seeds) - min(seeds) == budget // 2 - 1  # none missed
-    result = json.loads(out.read_text())["sweep"]
-    assert result["outcome"] == "budget" and [r["episodes"] for r in result["checkpoints"]] == [300, 300]
+    result = json.loads(out.read_text())
+    assert result["outcome"] == "budget" and result["status"] == "done"
+    assert [r["episodes"] for r in result["checkpoints"]] == [300, 300]
     assert _meta(log)["status"] == "done" and len(_meta(log)["resumed_at"]) == 1
     again = cli("resume", log, "--headless")
     assert again.returncode == 2 and "finished; nothing to resume" in again.stderr
@@ -130,8 +131,9 @@ def test_stop_ends_a_detached_sweep_and_attach_shows_it_live_then_stopped(twins,
     _detached(twins, log, 400_000)
     wait_until(lambda: _meta(log).get("sweep_result") is not None, timeout=120)
     live = cli("attach", log.stem, "--headless", "--json", tmp_path / "live.json")
-    assert live.returncode == 0 and "(sweep, running)" in live.stdout and "rank" in live.stdout
-    assert json.loads((tmp_path / "live.json").read_text())["sweep"]["outcome"] is None
+    assert live.returncode == 0 and "(sweep, running)" in live.stdout and "leads; still in the race" in live.stdout
+    now = json.loads((tmp_path / "live.json").read_text())
+    assert now["outcome"] is None and now["status"] == "running" and now["checkpoints"][0]["episodes"] > 0
     stopped = cli("stop", log.stem)
     assert stopped.returncode == 0 and f"run {log.stem}: stopped" in stopped.stdout
     out = (tmp_path / "stopped.out.txt").read_text()
