@@ -40,8 +40,26 @@ class Sweep:
         return [*self.runs, *self.spec.to_argv()[1:], *self.own_argv]
 
 
+def checked_candidates(sweep: Sweep) -> list:
+    """The runs' checkpoints, or BadInput (no checkpoint, two kinds, an unknown --fail-if-not-best)."""
+    from tui_eval.kinds import sweep_candidates
+    from tui_eval.sweep.race import labels
+    from tui_eval.user.code import import_user_code
+
+    for item in sweep.spec.imports:
+        import_user_code(item)
+    candidates = sweep_candidates(sweep.runs)
+    names = labels(candidates)
+    if sweep.fail_if_not_best and sweep.fail_if_not_best not in names:
+        raise BadInput(f"--fail-if-not-best {sweep.fail_if_not_best}: no such checkpoint; choose from "
+                       f"{', '.join(names)}")
+    return candidates
+
+
 def start_sweep_detached(sweep: Sweep) -> int:
     from .detach import start_in_background
+
+    checked_candidates(sweep)  # what is wrong with the runs is said here, not in the background
 
     return start_in_background(Path(sweep.spec.log or ""), ["sweep", *sweep.argv(), "--headless"], what="sweep")
 
@@ -51,9 +69,10 @@ def run_sweep(sweep: Sweep, *, headless: bool, resuming: bool = False) -> int:
     from tui_eval.quiet import quiet_libraries
 
     quiet_libraries()
+    candidates = checked_candidates(sweep)  # bad runs leave no log behind
     owner = RunOwner(sweep.spec, resuming=True) if resuming else RunOwner(sweep.spec)
     try:
-        result = _sweep(sweep, owner, headless, resuming)
+        result = _sweep(sweep, candidates, owner, headless, resuming)
     except BaseException as exc:
         owner.close(RunStatus.FAILED, error=str(exc) if isinstance(exc, BadInput) else type(exc).__name__)
         raise
@@ -69,20 +88,12 @@ def run_sweep(sweep: Sweep, *, headless: bool, resuming: bool = False) -> int:
     return EXIT_DIFFER if beaten is not None and beaten["eliminated_by"] is not None else EXIT_OK
 
 
-def _sweep(sweep: Sweep, owner: RunOwner, headless: bool, resuming: bool) -> dict[str, Any]:
-    from tui_eval.kinds import load_kind, sweep_candidates
-    from tui_eval.sweep.race import Race, enter, labels
+def _sweep(sweep: Sweep, candidates: list, owner: RunOwner, headless: bool, resuming: bool) -> dict[str, Any]:
+    from tui_eval.kinds import load_kind
+    from tui_eval.sweep.race import Race, enter
     from tui_eval.sweep.record import SweepRecord
-    from tui_eval.user.code import import_user_code
 
     spec = sweep.spec
-    for item in spec.imports:
-        import_user_code(item)
-    candidates = sweep_candidates(sweep.runs)
-    names = labels(candidates)
-    if sweep.fail_if_not_best and sweep.fail_if_not_best not in names:
-        raise BadInput(f"--fail-if-not-best {sweep.fail_if_not_best}: no such checkpoint; choose from "
-                       f"{', '.join(names)}")
     spec.episodes = budget = spec.episodes or EPISODES_PER_CHECKPOINT * len(candidates)
     say = sys.stderr
     say.write(f"tui-eval sweep: {len(candidates)} checkpoints, budget {budget} episodes, {sweep.round_size} seeds "

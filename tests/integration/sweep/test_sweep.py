@@ -66,6 +66,9 @@ def test_fail_if_not_best_exits_3_when_another_checkpoint_is_shown_better(runs, 
     (["sweep", "{rsl}", "--fail-if-not-best", "model_7.pt"], "no such checkpoint"),
     (["sweep", "{rsl}", "--round", "1"], "--round expects 2 or more"),
     (["sweep", "{rsl}/model_20.pt", "{tune}"], "a sweep compares checkpoints of one kind"),
+    (["sweep", "/no/such/run", "--detach"], "does not exist"),  # said here, not in the background
+    (["sweep", "{rsl}", "--detach", "--fail-if-not-best", "model_7.pt"], "no such checkpoint"),
+    (["sweep", "{rsl}", "--frames"], "a sweep shows no frames"),
 ])
 def test_bad_sweep_input_is_one_line_exit_2(runs, capsys, argv, says):
     tune = next((runs / "tune" / "sweep_experiment").glob(f"*/{BEST_TUNE}"))
