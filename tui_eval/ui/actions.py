@@ -24,6 +24,7 @@ from .widgets import (
     SeedDetail,
 )
 from .widgets.episode_log import Filter
+from .widgets.paired_screen import PairedScreen
 
 CONTROLS = ("toggle_pause", "resample", "explore")
 
@@ -34,6 +35,12 @@ class RunScreen(RunView):
     def __init__(self, host):
         super().__init__(host)
         self.exporting = False
+        self.paired: PairedScreen | None = None  # the paired view while it is open: it takes new episodes
+
+    def take(self, batch) -> None:
+        super().take(batch)
+        if self.paired is not None and batch.episodes:
+            self.paired.add([rec for _, rec in batch.episodes])
 
     # ------------------------------------------------------------------ actions
     def check_action(self, action: str, parameters) -> bool | None:
@@ -208,12 +215,25 @@ class RunScreen(RunView):
         self.app.push_screen(HelpScreen(readonly=readonly, files=files))
 
     def on_episode_log_seed_selected(self, message: EpisodeLog.SeedSelected) -> None:
-        rec = message.record
+        self.open_seed(message.record.seed, message.record.block)
+
+    def open_seed(self, seed: int, block: int) -> None:
+        """The seed's episodes on every path, side by side (read from the log in a thread)."""
         panel = self.query_one("#detail-panel")
         panel.add_class("-open")
         detail = self.query_one(SeedDetail)
-        detail.show(self.paths, rec.seed, rec.block, None)
-        threading.Thread(target=self._lookup, args=(self.host.log_path, rec.seed, rec.block), daemon=True).start()
+        detail.show(self.paths, seed, block, None)
+        threading.Thread(target=self._lookup, args=(self.host.log_path, seed, block), daemon=True).start()
+
+    def action_paired(self) -> None:
+        """`s`: each seed's return on the first path against the second's, growing as episodes arrive."""
+        source = self.host.source
+        if len(self.paths) < 2 or source is None:
+            self.say("paired view: it needs two paths with episodes", style="italic")
+            return
+        self.paired = PairedScreen(self.paths, source.records(), self.open_seed,
+                                   lambda seed, block: self.record_clip(seed, self.paths))
+        self.app.push_screen(self.paired, lambda _: setattr(self, "paired", None))
 
     def _lookup(self, log_path: Path, seed: int, block: int) -> None:
         from tui_eval.log.store import RunLog

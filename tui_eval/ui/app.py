@@ -62,9 +62,10 @@ class EvalApp(App[int]):
     BINDINGS = [
         Binding("space,p", _key("toggle_pause"), "pause"),
         Binding("r", _key("resample"), "resample"),
-        Binding("b", _key("toggle_view"), "blocks"),
+        Binding("b", _key("toggle_view"), "blocks", show=False),  # in the help (?): q stays in the footer at 80
         Binding("x", _key("explore"), "explore"),
         Binding("e", _key("export"), "export"),
+        Binding("s", _key("paired"), "paired"),
         Binding("v", _key("frames"), "frames", show=False),
         Binding("c", _key("clip"), "clip", show=False),
         Binding("d", _key("diagnose"), "diagnose", show=False),  # in the help (?): the footer keeps q at 80 columns

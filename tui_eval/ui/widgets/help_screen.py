@@ -19,6 +19,8 @@ KEYS = (
     ("f / i", "filter the episode log by path / invalid episodes only"),
     ("enter", "on an episode: every path's result for that seed, side by side"),
     ("tab", "move between panels (↑↓ PgUp PgDn Home End in the log)"),
+    ("s", "paired view: each seed's return on the first path against the second's (on the diagonal when they "
+          "agree); ←/→ walk the seeds, largest difference first; enter opens one, c records its clip"),
     ("h", "show or hide the return histograms"),
     ("t", "terms: what ended each path's episodes, and which reward term moved (mjlab / Isaac Lab envs)"),
     ("d", "diagnose: why do the paths differ? ranked findings (settings, connector state, stage, step)"),
