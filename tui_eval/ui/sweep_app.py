@@ -1,7 +1,8 @@
 """The sweep's live leaderboard: the ranked checkpoints with their held-out means, anytime intervals against the
 leader, episodes spent and who is out, and a forest plot by training iteration; refreshed after every round.
 The same app runs a sweep in the foreground (rounds pushed with `show`) or views one from its log (`poll`):
-`space` pauses, `q` stops the sweep (the round in progress is dropped: only whole rounds are compared)."""
+`space` pauses; `q` stops the sweep it runs (the round in progress is dropped: only whole rounds are compared),
+or leaves the one it views (which goes on, as an attached run does)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ class SweepApp(App):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space,p", "pause", "pause"),
-        Binding("q", "stop", "stop and quit"),
+        Binding("q", "stop", "quit"),
         Binding("ctrl+c", "interrupt", "interrupt", show=False, priority=True),
     ]
 
@@ -109,6 +110,8 @@ class SweepApp(App):
     def show_status(self, note: str = "") -> None:
         r = self.result
         where = f"round {r['rounds']} · {r['episodes']}/{r['budget']} episodes" if r else "round 0"
+        if not note and self.poll is not None and self.state in ("running", "paused"):
+            note = "q leaves, the sweep goes on"
         self.query_one("#status", Static).update(Text(
             f"{self.heading} · {where} · {self.state}" + (f" · {note}" if note else ""), style="bold"))
 
@@ -124,7 +127,9 @@ class SweepApp(App):
         self.show_status()
 
     def action_stop(self) -> None:
-        if self.controls is not None and self.state in ("running", "paused"):
+        """In the app that runs the sweep: stop it and quit. In a viewer (`attach`): leave; the sweep goes on,
+        as a run does (`tui-eval stop` ends it)."""
+        if self.poll is None and self.controls is not None and self.state in ("running", "paused"):
             try:
                 self.controls.stop()
             except (OSError, RuntimeError):

@@ -1,6 +1,6 @@
 """A sweep's log keeps everything finished, as a run's does: real processes and real signals. A sweep detached,
 paused through its channel and killed (SIGKILL) resumes from its log, playing no episode twice and none missed;
-`attach` shows its board live or finished, and its keys pause and stop it; `tui-eval stop` ends it; a terminal
+`attach` shows its board live or finished, and its keys pause it; `tui-eval stop` ends it; a terminal
 that goes (tmux kill-session) leaves it running.
 
 The sweeps here race two copies of one checkpoint (`twins`): no copy can be shown worse, so a sweep runs on to
@@ -141,7 +141,7 @@ def test_stop_ends_a_detached_sweep_and_attach_shows_it_live_then_stopped(twins,
     assert cli("attach", log, "--headless").stdout.startswith(f"{log} (sweep, stopped)")
 
 
-async def test_the_attached_leaderboard_pauses_resumes_and_stops_the_sweep(twins, tmp_path):
+async def test_the_attached_leaderboard_pauses_and_resumes_the_sweep_and_q_leaves_it_running(twins, tmp_path):
     from tui_eval.runtime.sweep_control import poll_log
     from tui_eval.runtime.sweep_live import ChannelControls
     from tui_eval.ui.sweep_app import SweepApp
@@ -160,7 +160,10 @@ async def test_the_attached_leaderboard_pauses_resumes_and_stops_the_sweep(twins
         assert episodes_in(log) - held <= 2  # at most the episodes in flight at the pause
         await pilot.press("space")
         await wait_for(pilot, lambda: episodes_in(log) > held + 2, what="the sweep going on")
-        await pilot.press("q")
+        await pilot.press("q")  # leaves the view; the sweep goes on, as an attached run does
+    going = episodes_in(log)
+    wait_until(lambda: episodes_in(log) > going + 20, timeout=60)
+    assert cli("stop", log).returncode == 0
     wait_until(lambda: ownership.holder(log) is None, timeout=60)
     assert _meta(log)["status"] == "stopped"
 
