@@ -1,14 +1,14 @@
-"""Which renderer draws frames: Kitty graphics or Sixel where the terminal says it has them, else half-block
-cells (truecolor, or 256 colours where COLORTERM does not promise truecolor).
+"""Which renderer draws frames: Kitty graphics or Sixel where the terminal says it can draw what is sent
+(terminal_query.py), else half-block cells (truecolor, or 256 colours where COLORTERM does not promise
+truecolor). The frame panel's header names the renderer and why.
 
-textual-image asks the terminal (escape sequences, 0.1 s each at most) when it is first imported, which
-only works before Textual owns the terminal: `choose` runs before the app starts.
+The terminal is asked (and textual-image asks it its cell size when first imported) only before Textual owns
+it: `choose` runs before the app starts.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 
 from tui_eval.config.spec import BadInput
@@ -25,6 +25,8 @@ class FrameOptions:
     renderer: str = "halfblock"
     colors: str = TRUECOLOR
     fps: float = 10.0
+    why: str = ""  # why this renderer: what the terminal answered, or the option given
+    sixel_colors: int = 256  # the terminal's sixel colour registers, at most 256
 
 
 def terminal_colors() -> str:
@@ -38,20 +40,16 @@ def choose(requested: str | None, show: bool, fps: float | None) -> FrameOptions
         raise BadInput(f"--frames-renderer expects one of {', '.join(RENDERERS[1:])}, got {requested!r}")
     if fps is not None and not 0 < fps <= 60:
         raise BadInput(f"--frames-fps expects a number of frames per second in (0, 60], got {fps:g}")
-    renderer = requested
-    if requested == "auto":
-        renderer = _detect() if show else "halfblock"
-    elif requested in ("kitty", "sixel"):
+    renderer, why, registers = requested, "--frames-renderer", None
+    if requested == "auto" and show:
+        from .terminal_query import ask_terminal, pick_renderer
+
+        answers = ask_terminal()
+        renderer, why = pick_renderer(answers, os.environ)
+        registers = answers.registers if answers is not None else None
+    elif requested == "auto":
+        renderer, why = "halfblock", "the frame panel was not asked for at start (v opens it)"
+    if renderer in ("kitty", "sixel"):
         import textual_image.widget  # noqa: F401  (asks the terminal its cell size now, before Textual starts)
-    return FrameOptions(show=show, renderer=renderer, colors=terminal_colors(), fps=fps or 10.0)
-
-
-def _detect() -> str:
-    if not (sys.__stdout__ and sys.__stdout__.isatty() and sys.__stdin__ and sys.__stdin__.isatty()):
-        return "halfblock"
-    try:
-        import textual_image.widget  # noqa: F401  (the cell size, asked while the terminal still answers)
-        from textual_image.renderable import Image, SixelImage, TGPImage
-    except Exception:  # a terminal that answers oddly: cells work everywhere
-        return "halfblock"
-    return "sixel" if Image is SixelImage else "kitty" if Image is TGPImage else "halfblock"
+    return FrameOptions(show=show, renderer=renderer, colors=terminal_colors(), fps=fps or 10.0, why=why,
+                        sixel_colors=min(256, registers or 256))

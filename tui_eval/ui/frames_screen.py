@@ -147,7 +147,9 @@ class FramesScreen(Screen):
         title.append(f" · {' vs '.join(self.shown)}")
         if self.frozen or state == "paused":
             title.append(" · PAUSED", style="bold yellow")
-        title.append(f" · {self.options.renderer} · ≤{self.options.fps:g} fps", style="dim")
+        title.append(f" · ≤{self.options.fps:g} fps · {self.options.renderer}", style="dim")
+        if self.options.why:  # last: a narrow terminal cuts the reason, not the seed
+            title.append(f" ({self.options.why})", style="dim")
         self.query_one("#frames-title", Static).update(title)
 
     def _note(self, text: str) -> None:

@@ -46,6 +46,8 @@ async def test_frames_panel_shows_both_paths_on_one_seed_and_pause_freezes_the_s
         assert app.source.state == "paused" and screen.frozen
         await pilot.press("left")
         await wait_for(pilot, lambda: "frame " in panes[0].label_text.plain, what="stepping back")
+        panes[1].show(None, None)  # a path that has not played the seed shown: no picture (not an older one)
+        assert panes[1].image.image is None and "waiting" in panes[1].message_text
         await pilot.press("escape")
         assert not isinstance(app.screen, FramesScreen)
         await pilot.press("q")

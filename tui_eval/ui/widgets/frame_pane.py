@@ -48,11 +48,13 @@ class CellImage(Widget):
         return Text("") if self.image is None else _Cells(self.image, self.color_mode)
 
 
-def _graphics_widget(renderer: str) -> Widget:
-    from textual_image.widget import SixelImage, TGPImage
+def _graphics_widget(options: FrameOptions) -> Widget:
+    from textual_image.widget import TGPImage
 
-    widget = (SixelImage if renderer == "sixel" else TGPImage)()
-    widget.styles.height, widget.styles.width = "1fr", "1fr"
+    from .sixel_image import PaletteFirstSixelImage
+
+    widget = PaletteFirstSixelImage(options.sixel_colors) if options.renderer == "sixel" else TGPImage()
+    widget.styles.height, widget.styles.width = "auto", "auto"  # the largest size with the frame's aspect
     return widget
 
 
@@ -71,7 +73,7 @@ class FramePane(Vertical):
         self.label = Static(Text(path, style=path_style(paths, path)), classes="frame-label")
         self.message = Static("", classes="frame-message")
         self.image: Widget = (CellImage(options.colors) if options.renderer == "halfblock"
-                              else _graphics_widget(options.renderer))
+                              else _graphics_widget(options))
         self.frame: Frame | None = None
         self.label_text = Text(path)  # what the label and message say (read by tests and the title)
         self.message_text = ""
@@ -103,12 +105,19 @@ class FramePane(Vertical):
         self.message_text = message
         self.message.update(Text(message, style="italic"))
         self.message.display = bool(message)
-        if frame is not None:
-            self._draw(frame.image)
+        self._draw(None if frame is None else frame.image)  # a pane that waits shows no picture
 
-    def _draw(self, image: np.ndarray) -> None:
+    def _draw(self, image: np.ndarray | None) -> None:
         if isinstance(self.image, CellImage):
+            if image is None:
+                if self.image.image is not None:
+                    self.image.image = None
+                    self.image.refresh()
+                return
             self.image.show(image)
+        elif image is None:
+            if self.image.image is not None:  # type: ignore[attr-defined]
+                self.image.image = None  # type: ignore[attr-defined]
         else:
             from PIL import Image
 
