@@ -81,8 +81,10 @@ def in_xterm(renderer: str, display: str, folder: Path, seconds: float) -> tuple
         print(f"  ({renderer}: {samples / elapsed:.0f} captures/s)")
         return changes / elapsed, (episodes_in(log) - start) / elapsed
     finally:
-        term.terminate()
+        term.terminate()  # the run goes on without its terminal, as over a dropped SSH: stop it
         term.wait(10)
+        subprocess.run([sys.executable, "-m", "tui_eval.cli", "stop", str(log)], capture_output=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 def headless(folder: Path, seconds: float) -> float:
