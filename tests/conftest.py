@@ -19,8 +19,8 @@ from tests.support.prefetch import Prefetcher  # noqa: E402
 #: that the background jobs (tests/support/jobs.py) are done when those start. The cluster tests come last:
 #: they keep both cores busy themselves (a multi-node Ray and its actors), so they run once the jobs are done.
 ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/integration/test_",
-         "tests/integration/ui/", "tests/integration/frames/", "tests/integration/rsl_rl/", "tests/e2e/",
-         "tests/integration/doctor/", "tests/integration/sweep/", "tests/integration/rllib/",
+         "tests/integration/ui/", "tests/integration/report/", "tests/integration/frames/", "tests/integration/rsl_rl/",
+         "tests/e2e/", "tests/integration/doctor/", "tests/integration/sweep/", "tests/integration/rllib/",
          "tests/integration/cluster/")
 # runs started by the tests are listed in a registry of their own, not the user's
 os.environ.setdefault("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-state-"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from tui_eval.commands import attach, demo, diagnose, ls, record, resume, run, stop, sweep
+from tui_eval.commands import attach, demo, diagnose, ls, record, report, resume, run, stop, sweep
 from tui_eval.commands.run import build_parser, spec_from_args
 from tui_eval.config.spec import BadInput, run_option
 from tui_eval.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED
@@ -15,7 +15,7 @@ __all__ = ["COMMANDS", "build_parser", "spec_from_args", "main", "entry"]
 #: `tui-eval NAME ...` runs COMMANDS[NAME] on the rest; anything else is `tui-eval CHECKPOINT [options]`
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "demo": demo.main, "diagnose": diagnose.main, "record": record.main, "sweep": sweep.main, "ls": ls.main,
-    "attach": attach.main, "stop": stop.main, "resume": resume.main,
+    "attach": attach.main, "stop": stop.main, "resume": resume.main, "report": report.main,
 }
 
 

@@ -1,13 +1,15 @@
-"""Where a run writes (its log, its --json summary), settled and checked before anything is loaded.
+"""Where a run writes (its log, its --json summary, its --report picture), settled and checked before anything
+is loaded.
 
 A location that cannot be written exits 2 in one line at once, not after an hour of evaluation; the
 check writes and removes a probe file, because permission bits lie (root passes `os.access` on /proc).
-`--json` never creates folders: its folder must exist. The log's folder is created (it is the run's).
+`--json` and `--report` never create folders: theirs must exist. The log's folder is created (it is the run's).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import os
 from pathlib import Path
 
@@ -15,6 +17,8 @@ from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.errors import first_line
 
 RUNS_DIR = Path("tui-eval-runs")
+#: what `tui-eval report` and `--report` write, told by the file's suffix
+REPORT_SUFFIXES = (".png", ".svg", ".html")
 
 
 def default_log_path(checkpoint: str, prefix: str = "") -> Path:
@@ -60,11 +64,34 @@ def check_outputs(spec: RunSpec) -> None:
                            "another path")
         _probe(target.parent, str(target), "--json")
         spec.json = str(target.resolve())
+    if spec.report:
+        if importlib.util.find_spec("matplotlib") is None:  # said now, not when the run ends
+            raise BadInput("--report needs matplotlib: pip install 'tui-eval[report]'")
+        spec.report = str(check_report_target(Path(spec.report), "--report"))
+
+
+def check_report_target(target: Path, option: str) -> Path:
+    """A report's file, absolute: a suffix it can be drawn as, in a folder that exists and can be written."""
+    target = target.expanduser()
+    if target.is_dir():
+        raise BadInput(f"{option} {target} is a folder; name a file, e.g. {option} {target / 'report.png'}")
+    if target.suffix.lower() not in REPORT_SUFFIXES:
+        raise BadInput(f"{option} {target}: a report is {', '.join(REPORT_SUFFIXES)}, not "
+                       f"{target.suffix or 'a file without a suffix'}; e.g. {option} {target.with_suffix('.png')}")
+    if not target.parent.is_dir():
+        raise BadInput(f"{option} {target}: folder {target.parent} does not exist; create it or choose another path")
+    _probe(target.parent, str(target), option)
+    return target.resolve()
 
 
 def stderr_path(log_path: str | Path) -> Path:
     """Where libraries' stderr goes while the app holds the terminal."""
     return Path(f"{Path(log_path).with_suffix('')}.stderr.txt")
+
+
+def report_path(log_path: str | Path) -> Path:
+    """Where `tui-eval report` draws a run when not told: next to its log."""
+    return Path(f"{Path(log_path).with_suffix('')}.report.png")
 
 
 def output_path(log_path: str | Path) -> Path:

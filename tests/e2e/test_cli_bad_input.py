@@ -128,12 +128,13 @@ def test_tune_trial_directory_takes_the_newest_checkpoint(tmp_path):
 def test_help_lists_every_command_and_the_pickle_warning():
     proc = cli("--help")
     assert proc.returncode == 0
-    for command in ("tui-eval demo", "tui-eval ls", "tui-eval attach", "--headless", "--version", "--import"):
+    for command in ("tui-eval demo", "tui-eval ls", "tui-eval attach", "tui-eval report", "--headless", "--version",
+                    "--import"):
         assert command in proc.stdout, command
     assert "only open checkpoints you trust" in " ".join(proc.stdout.split()).lower()
 
 
-@pytest.mark.parametrize("command", ["demo", "diagnose", "record", "ls", "attach", "stop", "resume"])
+@pytest.mark.parametrize("command", ["demo", "diagnose", "record", "ls", "attach", "stop", "resume", "report"])
 def test_every_subcommand_has_its_own_help(command, capsys):
     from tui_eval.cli import main
     from tui_eval.demos import DEMOS

@@ -38,6 +38,10 @@ DEFAULT_SUMMARY = cli_job("run_default_summary", lambda f: (
 UNTIL_DECIDED = cli_job("run_until_decided", lambda f: (
     [CARTPOLE, "--headless", "--vs", CARTPOLE, "--explore", "connectors=on", "--episodes", "400", "--num-envs", "8",
      "--until-decided", "--fail-if-worse", "20", "--json", f / "s.json", "--log", f / "run.sqlite"], f))
+#: the report's run: the demo's defaults (evaluate samples, connectors does not), its picture drawn as it ends
+REPORT_RUN = cli_job("run_report", lambda f: (
+    [CARTPOLE, "--headless", "--episodes", "24", "--num-envs", "4", "--log", f / "run.sqlite", "--report",
+     f / "end.html"], f))
 RECORD_GIF = cli_job("run_record_gif", lambda f: (
     ["record", CARTPOLE, "--seed", "5", "--out", f / "clip.gif", "--paths", "connectors,vs", "--vs", CARTPOLE,
      "--stride", "1"], ROOT))

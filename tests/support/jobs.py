@@ -13,6 +13,7 @@ from tests.support.cli_jobs import (
     PANDAREACH,
     RECORD_GIF,
     RECORD_WITHOUT_FRAMES,
+    REPORT_RUN,
     UNTIL_DECIDED,
 )
 from tests.support.common import ROOT, SUPPORT
@@ -63,6 +64,12 @@ def _mjlab(folder: Path):
     return [sys.executable, "-m", "tests.support.mjlab_run", str(folder)], ROOT, plain_env()
 
 
+def _report_image(folder: Path):
+    """docs/make_report_image.py as the README's picture is made, on a short demo run, into the job's folder."""
+    return [sys.executable, str(ROOT / "docs" / "make_report_image.py"), str(folder / "report.png"), "--episodes",
+            "8"], folder, plain_env()
+
+
 def _sweep_runs(folder: Path):
     return [sys.executable, "-m", "tests.support.sweep_runs", str(folder)], ROOT, plain_env()
 
@@ -75,6 +82,7 @@ MYPY = Job("mypy", _mypy)
 MJLAB_RUN = Job("mjlab_run", _mjlab)
 EXAMPLES = Job("example_checkpoints", _examples)
 SWEEP_RUNS = Job("sweep_runs", _sweep_runs)
+REPORT_IMAGE = Job("report_image", _report_image)
 DOCTOR = Job("doctor_checkpoints", _doctor)
 USER = Job("user_checkpoints", _user)
 ZOO = Job("zoo_checkpoints", _zoo)
@@ -85,6 +93,8 @@ _USER_TESTS = "tests/integration/rllib/test_user_checkpoints.py"
 #: in the order they run; with the test ids (or their prefixes: files) whose collection starts them
 WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (MYPY, ("tests/health/test_code_health.py::test_mypy_is_clean",)),
+    (REPORT_RUN, ("tests/integration/report/test_report.py",)),
+    (REPORT_IMAGE, ("tests/integration/report/test_report.py::test_the_readmes_report_image",)),
     # runs on the demo, for tests in the middle of the session (before the checkpoints the later ones need)
     (MJLAB_RUN, ("tests/integration/rsl_rl/test_mjlab",)),
     (RECORD_GIF, ("tests/integration/frames/test_frames.py::test_record_writes_a_gif",)),

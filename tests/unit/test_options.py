@@ -165,10 +165,10 @@ def test_an_actors_copy_resets_and_localizes_as_declared(tmp_path, monkeypatch):
         (tmp_path / name).touch()
     spec = RunSpec("ckpt", vs="other", agent_cfg="cfg.yaml", imports=["mod.py", "a_module"],
                    custom_paths=["mine=paths.py:make", "theirs=pkg.mod:make"], log="run.sqlite", json="s.json",
-                   workers=4, ray_address="auto", step_timeout=3.0)
+                   report="r.png", workers=4, ray_address="auto", step_timeout=3.0)
     copy = portable_spec(spec)
     reset = sorted(o.dest for o in RUN_OPTIONS if o.remote is Travel.RESET)
-    assert reset == ["in_process", "json", "log", "ray_address", "workers"]
+    assert reset == ["in_process", "json", "log", "ray_address", "report", "workers"]
     assert all(getattr(copy, dest) == getattr(RunSpec("ckpt"), dest) for dest in reset)
     here = Path.cwd()
     assert (copy.checkpoint, copy.vs, copy.agent_cfg) == tuple(str(here / n) for n in ("ckpt", "other", "cfg.yaml"))

@@ -23,6 +23,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.detach:
         raise BadInput("diagnose runs in the foreground; drop --detach")
+    if args.report:
+        raise BadInput("diagnose draws no report; drop --report (tui-eval report RUN draws a run)")
     json_path = args.json
     args.json, args.headless = None, True
     if args.episodes is None:

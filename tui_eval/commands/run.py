@@ -30,6 +30,9 @@ commands:
   tui-eval attach [RUN] [--headless] [--json FILE] [--serve [--port P] [--host H]]
                                            open a run (live: its controls work; or finished); RUN = name or
                                            log path, default the newest; --serve: in a browser
+  tui-eval report [RUN] [--out FILE.png|.svg|.html]
+                                           a run or sweep (live or finished) as one picture to share:
+                                           returns, paired seeds, how the verdict narrowed (report extra)
   tui-eval stop RUN                        end a live run cleanly (summary written, status stopped)
   tui-eval resume RUN [--headless]         continue a run whose process died, from its log
   tui-eval --version | --help
@@ -64,13 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def version() -> str:
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
+    import tui_eval
 
-    try:
-        return dist_version("tui-eval")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
+    return tui_eval.__version__
 
 
 def check_device(device: str) -> None:

@@ -4,6 +4,7 @@ worse (tui_eval/sweep/). The sweep's process (its log, detach, resume) is tui_ev
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from tui_eval.config.spec import BadInput
@@ -40,13 +41,18 @@ def main(argv: list[str], *, resuming: bool = False) -> int:
     spec.episodes = args.episodes  # the budget; None: the default, once the checkpoints are counted
     if not spec.log:
         spec.log = str(default_log_path(args.runs[0], prefix="sweep-"))
-    check_outputs(spec)  # the log and --json: absolute, writable, before anything loads
+    check_outputs(spec)  # the log, --json and --report: absolute, writable, before anything loads
     runs = [str(Path(r).expanduser().resolve()) for r in args.runs]
     own = ["--round", str(args.round)] + (["--fail-if-not-best", args.fail_if_not_best]
                                           if args.fail_if_not_best else [])
     from tui_eval.runtime.sweep_run import Sweep, run_sweep, start_sweep_detached
 
     sweep = Sweep(spec, runs, args.round, args.fail_if_not_best, own)
-    if detach:
+    if detach:  # --report travels in the sweep's command line: its background process draws it
         return start_sweep_detached(sweep)
-    return run_sweep(sweep, headless=headless, resuming=resuming)
+    code = run_sweep(sweep, headless=headless, resuming=resuming)
+    if spec.report:
+        from tui_eval.runtime.finish import draw_report
+
+        draw_report(spec.log or "", spec.report, sys.stderr)
+    return code

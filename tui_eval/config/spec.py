@@ -129,6 +129,7 @@ class RunSpec:
     module: str | None = None
     log: str | None = None
     json: str | None = None
+    report: str | None = None  # --report FILE: the run's picture (tui_eval/report/), drawn when it ends
     fail_on_differ: bool = False
     until_decided: bool = False  # stop once decided (tui_eval.engine.decide); `episodes` is then the budget
     fail_if_worse: float | None = None  # --vs gate: exit 3 when worse than the baseline by more than this
@@ -263,6 +264,8 @@ RUN_OPTIONS: tuple[Option, ...] = (
     Option("log", ("--log",), "the run's SQLite log (default: a new file under ./tui-eval-runs/)", recorded=_REFUSED,
            remote=_RESET),
     Option("json", ("--json",), "write the summary here when the run ends", recorded=_REFUSED, remote=_RESET),
+    Option("report", ("--report",), "draw the run's report here when it ends (.png, .svg or .html; the report "
+           "extra: matplotlib)", metavar="FILE", recorded=_REFUSED, remote=_RESET),
     Option("fail_on_differ", ("--fail-on-differ",), "headless: exit 3 when the verdict is 'differ'", "store_true",
            recorded=_REFUSED),
     Option("until_decided", ("--until-decided",), "stop once the verdict is 'differ' or 'equivalent' (with "

@@ -81,7 +81,7 @@ def finish_live(app, code: int, out=None, err=None, owner: RunOwner | None = Non
         engine.wait(timeout=60.0)
     engine.close()
     end = finish(engine, owner, completed=was_done, interrupted=code == EXIT_INTERRUPTED, json_path=app.plan.spec.json,
-                 out=out, err=err, say_log=True)
+                 out=out, err=err, say_log=True, report_path=app.plan.spec.report)
     if end.given_up and code == 0:
         return EXIT_PATH_FAILED
     gate = gate_exit_code(end.summary)  # --fail-if-worse: 0 / 3 / 5
@@ -128,7 +128,7 @@ def _carry_on_detached(app, owner: RunOwner) -> int:
         pass
     engine.close()
     finish(engine, owner, completed=not engine.stop_requested, json_path=app.plan.spec.json,
-           out=sys.stdout, err=sys.stderr)  # both into <log>.out.txt
+           out=sys.stdout, err=sys.stderr, report_path=app.plan.spec.report)  # both into <log>.out.txt
     return EXIT_TERMINATED if owner.terminated else EXIT_OK
 
 

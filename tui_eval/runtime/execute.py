@@ -39,7 +39,8 @@ def execute(spec: RunSpec, owner: RunOwner, *, headless: bool, frames=None) -> i
     from tui_eval.runtime.headless_run import run_headless
 
     owner.serve(engine)
-    return run_headless(engine, owner=owner, json_path=spec.json, fail_on_differ=spec.fail_on_differ)
+    return run_headless(engine, owner=owner, json_path=spec.json, fail_on_differ=spec.fail_on_differ,
+                        report_path=spec.report)
 
 
 def _print_plan(plan, err) -> None:

@@ -1,5 +1,6 @@
 """The end of a run, whatever its view (headless, the live app, a run carried on detached): the failures
-and the final status into the log, the summary (and `--json`), the table on stdout, the log let go."""
+and the final status into the log, the summary (and `--json`), the table on stdout, the report (`--report`),
+the log let go."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from tui_eval.config.spec import BadInput
 from tui_eval.engine.core import Engine
+from tui_eval.errors import first_line
 from tui_eval.events import PathFailed
 from tui_eval.headless import report_given_up
 from tui_eval.log.lifecycle import RunMeta, RunStatus, final_status
@@ -29,16 +32,20 @@ class RunEnd:
 
 
 def finish(engine: Engine, owner: RunOwner | None, *, completed: bool, interrupted: bool = False,
-           json_path: str | None, out: TextIO, err: TextIO, say_log: bool = False) -> RunEnd:
+           json_path: str | None, out: TextIO, err: TextIO, say_log: bool = False,
+           report_path: str | None = None) -> RunEnd:
     """End the run of a stopped engine: `completed` it ran its episodes out (no stop asked first),
-    `interrupted` by Ctrl-C. Writes the status, the summary (to `json_path` too), the table on `out`,
-    closes the run's owner, and says on `err` which paths were given up (and, `say_log`, where the log is)."""
+    `interrupted` by Ctrl-C. Writes the status, the summary (to `json_path` too), the table on `out`, the
+    report (`report_path`), closes the run's owner, and says on `err` which paths were given up (and,
+    `say_log`, where the log is)."""
     given_up = record_failures(engine)
     status = final_status(completed=completed, interrupted=interrupted, given_up=bool(given_up))
     RunMeta(status=status, finished_at=time.time()).write(engine.log)
     summary = summarise(engine, json_path)
     out.write(summary_table(summary) + "\n")
     out.flush()
+    if report_path:  # before the owner lets go: a run seen ended has its report
+        draw_report(engine.log.path, report_path, err)
     if say_log:
         err.write(f"log: {engine.log.path}\n")
     if owner is not None:
@@ -63,3 +70,17 @@ def summarise(engine: Engine, json_path: str | None) -> dict[str, Any]:
     if json_path:  # its folder was checked before the run; never created here
         Path(json_path).write_text(json.dumps(summary, indent=1))
     return summary
+
+
+def draw_report(log_path: str | Path, report_path: str, err: TextIO) -> None:
+    """`--report`: the run's picture. Drawing it cannot lose the run (its log and summary are written): a failure
+    is one line on `err`."""
+    from tui_eval.report import write_report
+
+    try:
+        written = write_report(log_path, report_path)
+    except Exception as exc:  # whatever went wrong, the run is kept: say what and go on
+        err.write(f"tui-eval: the report was not written: {exc if isinstance(exc, BadInput) else first_line(exc)}\n")
+    else:
+        err.write(f"report: {written}\n")
+    err.flush()

@@ -20,9 +20,11 @@ from .owner import RunOwner
 
 
 def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: str | None = None,
-                 fail_on_differ: bool = False, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run `engine` to its end with progress on `err`; the summary table on `out`. Returns the exit code.
-    `out`/`err` default to the streams of the moment of the call (not of the import: a test may swap them)."""
+                 fail_on_differ: bool = False, out: TextIO | None = None, err: TextIO | None = None,
+                 report_path: str | None = None) -> int:
+    """Run `engine` to its end with progress on `err`; the summary table on `out` (and the report drawn into
+    `report_path`). Returns the exit code. `out`/`err` default to the streams of the moment of the call (not of
+    the import: a test may swap them)."""
     out, err = out or sys.stdout, err or sys.stderr
     events: queue.Queue[Event] = queue.Queue()
     engine.subscribe(events.put)
@@ -49,7 +51,7 @@ def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: st
         engine.close()
     try:
         end = finish(engine, owner, completed=not engine.stop_requested, interrupted=bool(interrupted),
-                     json_path=json_path, out=out, err=err)
+                     json_path=json_path, out=out, err=err, report_path=report_path)
     finally:  # the handlers stay until the run's end is written (a hangup meanwhile still detaches it)
         if restore is not None:
             restore()

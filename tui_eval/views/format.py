@@ -247,14 +247,18 @@ def summary_table(summary: dict[str, Any]) -> str:
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
     text += reward_terms_table(summary)
-    comparison = summary.get("comparison")
-    if comparison is not None and comparison.get("verdict") == VOID:
-        text += "\n" + void_line(comparison["void"])
-    else:
-        text += "\n" + verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
+    text += "\n" + comparison_text(summary)
     text += "".join("\n" + line for line in module_lines(summary))  # multi-agent runs: per module
     decided = decision_line(summary)  # --until-decided / --fail-if-worse
     return text if decided is None else text + "\n" + decided
+
+
+def comparison_text(summary: dict[str, Any]) -> str:
+    """The summary's verdict in words (IDENTICAL first where it holds) and why, or why it is void."""
+    comparison = summary.get("comparison")
+    if comparison is not None and comparison.get("verdict") == VOID:
+        return void_line(comparison["void"])
+    return verdict_line(None if comparison is None else ComparisonSummary.from_json(comparison))
 
 
 def reward_terms_table(summary: dict[str, Any]) -> str:

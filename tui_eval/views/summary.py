@@ -33,18 +33,24 @@ def replay(meta: dict[str, Any], records: list[EpisodeRecord]) -> RunStats:
     Records carry their explore setting, so the rebuilt statistics are kept apart per (path, explore)
     as the live ones are; the run's return bounds are the log's (``meta["return_bounds"]``, with where
     they came from, when the run stored them) or the ones given on the command line."""
-    paths = meta.get("paths") or sorted({r.path for r in records})
-    explore = meta.get("explore") or {}
-    spec = meta.get("spec") or {}
-    bounds = meta.get("return_bounds") or spec.get("return_bounds")
-    stats = RunStats(paths, deterministic=all(not explore.get(p, True) for p in paths),
-                     return_bounds=bounds, margin=spec.get("equivalence_margin"),
-                     repeatable=meta.get("repeatable_seeds") is not False,
-                     proof=ExactProof.from_json(meta.get("exact_proof")))
+    stats = empty_stats(meta, records)
     for rec in records:
         if rec.path in stats.paths:
             stats.add(rec)
     return stats
+
+
+def empty_stats(meta: dict[str, Any], records: list[EpisodeRecord]) -> RunStats:
+    """The statistics `replay` fills, before any record: the run's paths (the log's, else the records'), explore
+    settings, return bounds, margin and exact proof (`tui-eval report` fills them record by record)."""
+    paths = meta.get("paths") or sorted({r.path for r in records})
+    explore = meta.get("explore") or {}
+    spec = meta.get("spec") or {}
+    bounds = meta.get("return_bounds") or spec.get("return_bounds")
+    return RunStats(paths, deterministic=all(not explore.get(p, True) for p in paths),
+                    return_bounds=bounds, margin=spec.get("equivalence_margin"),
+                    repeatable=meta.get("repeatable_seeds") is not False,
+                    proof=ExactProof.from_json(meta.get("exact_proof")))
 
 
 def comparison_json(comparison: ComparisonSummary | None) -> dict[str, Any] | None:
@@ -66,11 +72,13 @@ def _path_entry(s: dict[str, Any], explore: Any, eps_s: Any, steps_s: Any) -> di
 
 
 def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRecord],
-                  throughput: dict[str, tuple[float, float]] | None = None) -> dict[str, Any]:
+                  throughput: dict[str, tuple[float, float]] | None = None, *,
+                  with_episodes: bool = True) -> dict[str, Any]:
     """The summary document. A path that ran with one explore setting has the entry of docs/contract.md; one
     whose setting changed mid-run has ``"explore": null``, no pooled statistics, and an entry per
     setting under ``by_explore`` (``"on"`` / ``"off"``). ``comparison`` is the newest block's pairing of
-    settings; every pairing is under ``comparisons_by_explore`` when there was more than one."""
+    settings; every pairing is under ``comparisons_by_explore`` when there was more than one.
+    `with_episodes=False` leaves the ``episodes`` list out (a reader that has the records: most of the cost)."""
     explore = meta.get("explore") or {}
     paths: dict[str, Any] = {}
     for name, path_stats in stats.paths.items():
@@ -91,7 +99,7 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
         "status": meta.get("status"), "checkpoint": meta.get("checkpoint"), "kind": meta.get("kind"),
         "env": meta.get("env"),
         "seeds": meta.get("seeds"), "versions": meta.get("versions"), "paths": paths,
-        "comparison": compared, "episodes": [r.to_json() for r in records],
+        "comparison": compared, **({"episodes": [r.to_json() for r in records]} if with_episodes else {}),
         **modules_summary(meta, records, void),  # multi-agent runs: per module, and the team
     }
     terms = reward_terms_summary(list(paths), records)
