@@ -29,7 +29,7 @@ def main(argv: list[str]) -> int:
         started = meta.get("started_at")
         rows.append([path.stem, true_status(path, meta), Path(str(meta.get("checkpoint", "?"))).name,
                      episodes_cell(meta, counts),
-                     str(meta.get("verdict") or "—"),
+                     verdict_cell(meta),
                      time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else "", str(path)])
     if not rows:
         print("no runs yet; start one with tui-eval CHECKPOINT")
@@ -43,3 +43,12 @@ def episodes_cell(meta: dict, counts: dict[str, int]) -> str:
     if is_sweep(meta):
         return f"sweep of {len(meta.get('paths', []))}: {sum(counts.values())}"
     return " ".join(f"{p}:{counts.get(p, 0)}" for p in meta.get("paths", []))
+
+
+def verdict_cell(meta: dict) -> str:
+    """The verdict as the app says it: IDENTICAL first where every paired seed was the same episode."""
+    comparison = (meta.get("snapshot") or {}).get("comparison") or {}
+    verdict = str(meta.get("verdict") or "—")
+    if comparison.get("per_seed") == "identical":
+        return f"IDENTICAL {comparison.get('identical_pairs')}/{comparison.get('identical_pairs')} ({verdict})"
+    return verdict

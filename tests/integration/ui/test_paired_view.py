@@ -115,3 +115,9 @@ def test_invalid_episodes_are_marked_on_the_edge_of_their_side(tmp_path):
     bottom = lines[13].plain  # the plot's last row: the lowest y, where an invalid y is drawn
     assert "×" in bottom and all("×" not in line.plain for line in lines[:13])
     assert any(0x2800 < ord(ch) <= 0x28FF for line in lines for ch in line.plain)
+
+
+def test_ls_says_identical_where_the_app_does(demo_logs):
+    listed = {line.split()[0]: line for line in cli("ls").stdout.splitlines()[2:] if line.strip()}
+    assert f"IDENTICAL {EPISODES}/{EPISODES}" in listed["identical"]
+    assert "IDENTICAL" not in listed["differ"] and "differ" in listed["differ"]
