@@ -26,16 +26,15 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.common import episodes_in  # noqa: E402
 
-NOOP = f"noop={ROOT / 'tests/support/frame_paths.py'}:do_nothing"
+NOOP = f"noop={ROOT / 'tests/support/frame_paths.py'}:do_nothing_at_full_speed"
 RUN = ["demo", "lunarlander", "--path", NOOP, "--paths", "noop", "--seeds", "1000:100000"]
 
 
 def start_display() -> tuple[subprocess.Popen, str]:
-    read, write = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                              pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    display = ":" + os.read(read, 16).decode().strip()
+    number = next(n for n in range(40 + os.getpid() % 200, 1000) if not Path(f"/tmp/.X{n}-lock").exists())
+    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    display = f":{number}"
     env = {**os.environ, "DISPLAY": display}
     while subprocess.run(["xterm", "-e", "true"], env=env, capture_output=True).returncode:
         time.sleep(0.3)

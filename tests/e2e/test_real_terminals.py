@@ -31,18 +31,28 @@ PROBE = ("import json, os, sys; from tui_eval.ui.frame_renderers import choose; 
 
 
 @pytest.fixture(scope="module")
-def display():
+def display(tmp_path_factory):
     """A virtual X display of its own."""
-    read, write = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                              pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    number = os.read(read, 16).decode().strip()
-    os.close(read)
-    assert number.isdigit(), f"Xvfb did not start (exit {server.poll()})"
-    ready = {**os.environ, "DISPLAY": f":{number}"}  # a just-started Xvfb may refuse xterm a moment longer
-    wait_until(lambda: subprocess.run(["xterm", "-e", "true"], env=ready, capture_output=True).returncode == 0,
-               timeout=30, interval=0.3)
+    number = next(n for n in range(40 + os.getpid() % 200, 1000) if not Path(f"/tmp/.X{n}-lock").exists())
+    said = tmp_path_factory.mktemp("xvfb") / "xvfb.log"
+    with open(said, "wb") as sink:
+        server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                                  stdout=sink, stderr=subprocess.STDOUT)
+    ready = {**os.environ, "DISPLAY": f":{number}"}
+    tries: list[str] = []
+
+    def xterm_starts() -> bool:  # a just-started Xvfb may refuse xterm a moment longer
+        run = subprocess.run(["xterm", "-e", "true"], env=ready, capture_output=True, text=True)
+        tries.append(run.stderr.strip().splitlines()[-1] if run.stderr.strip() else f"exit {run.returncode}")
+        return run.returncode == 0
+
+    try:
+        wait_until(xterm_starts, timeout=120, interval=0.5)
+    except AssertionError:
+        server.terminate()
+        state = "running" if server.poll() is None else "gone"
+        raise AssertionError(f"xterm cannot open :{number} (Xvfb {state}; {len(tries)} tries, last: {tries[-1:]}; "
+                             f"Xvfb said: {said.read_text()[-300:]!r})") from None
     yield f":{number}"
     server.terminate()
     server.wait(10)

@@ -231,9 +231,13 @@ class RunScreen(RunView):
         if len(self.paths) < 2 or source is None:
             self.say("paired view: it needs two paths with episodes", style="italic")
             return
-        self.paired = PairedScreen(self.paths, source.records(), self.open_seed,
-                                   lambda seed, block: self.record_clip(seed, self.paths))
-        self.app.push_screen(self.paired, lambda _: setattr(self, "paired", None))
+        self.paired = PairedScreen(self.paths, source.records(), lambda seed, block: self.record_clip(seed, self.paths))
+        self.app.push_screen(self.paired, self._paired_closed)
+
+    def _paired_closed(self, chosen: tuple[int, int] | None) -> None:
+        self.paired = None
+        if chosen is not None:  # enter on a seed: its episodes on every path
+            self.open_seed(*chosen)
 
     def _lookup(self, log_path: Path, seed: int, block: int) -> None:
         from tui_eval.log.store import RunLog

@@ -145,7 +145,8 @@ class RunView(Screen):
         seed, block = detail.seed, detail.block
         if detail.records is not None and seed is not None and block is not None \
                 and self.query_one("#detail-panel").has_class("-open"):
-            same = [r for r in records if r.seed == seed and r.block == block]
+            shown = {r.path for r in detail.records}  # a viewer still reading the log streams them again
+            same = [r for r in records if r.seed == seed and r.block == block and r.path not in shown]
             if same:  # the other path finished the selected seed: show it
                 detail.show(self.paths, seed, block, detail.records + same)
 

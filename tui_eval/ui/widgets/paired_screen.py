@@ -21,7 +21,7 @@ from tui_eval.views.paired import PairedPoint, PairedSeeds
 
 from ..paired_plot import STYLE_DIFFERS, STYLE_INVALID, STYLE_SAME, by_interest, scatter_lines
 
-Open = Callable[[int, int], None]  # (seed, block): show that seed's episodes / record its clip
+Open = Callable[[int, int], None]  # (seed, block): record that seed's clip
 
 
 class PairedPlot(Widget):
@@ -38,7 +38,7 @@ class PairedPlot(Widget):
         return Text("\n").join(lines)
 
 
-class PairedScreen(Screen[None]):
+class PairedScreen(Screen[tuple[int, int] | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,s", "dismiss", "back"),
         Binding("right,down,j", "walk(1)", "next seed"),
@@ -48,11 +48,11 @@ class PairedScreen(Screen[None]):
         Binding("c", "clip", "clip"),
     ]
 
-    def __init__(self, paths: list[str], records: list[EpisodeRecord], on_open: Open, on_clip: Open):
+    def __init__(self, paths: list[str], records: list[EpisodeRecord], on_clip: Open):
         super().__init__()
         self.seeds = PairedSeeds(paths[0], paths[1])
         self.seeds.add(records)
-        self.on_open, self.on_clip = on_open, on_clip
+        self.on_clip = on_clip
         self.selected: PairedPoint | None = None
         self._order: list[PairedPoint] | None = None
 
@@ -90,9 +90,9 @@ class PairedScreen(Screen[None]):
         self.show()
 
     def action_open(self) -> None:
+        """Back to the run, which opens the seed once this screen is gone (the push's callback)."""
         if self.selected is not None:
-            self.dismiss()
-            self.on_open(self.selected.seed, self.selected.block)
+            self.dismiss((self.selected.seed, self.selected.block))
 
     def action_clip(self) -> None:
         if self.selected is not None:
