@@ -4,7 +4,6 @@ worse (tui_eval/sweep/). The sweep's process (its log, detach, resume) is tui_ev
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from tui_eval.config.spec import BadInput
@@ -50,9 +49,4 @@ def main(argv: list[str], *, resuming: bool = False) -> int:
     sweep = Sweep(spec, runs, args.round, args.fail_if_not_best, own)
     if detach:  # --report travels in the sweep's command line: its background process draws it
         return start_sweep_detached(sweep)
-    code = run_sweep(sweep, headless=headless, resuming=resuming)
-    if spec.report:
-        from tui_eval.runtime.finish import draw_report
-
-        draw_report(spec.log or "", spec.report, sys.stderr)
-    return code
+    return run_sweep(sweep, headless=headless, resuming=resuming)

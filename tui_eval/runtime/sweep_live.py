@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.outputs import stderr_path
-from tui_eval.sweep.elimination import Elimination
-from tui_eval.sweep.race import Entrant, Race, race, summary
+from tui_eval.sweep.race import race
+from tui_eval.sweep.record import Board
 from tui_eval.ui.sweep_app import SweepApp
 
 from .app_process import library_output_to
@@ -41,14 +41,14 @@ class ChannelControls:
         return str(self.client.send("status").get("state", "gone"))
 
 
-def run_live(entrants: list[Entrant], settings: Race, about: dict[str, Any], title: str, record: Any,
-             earlier: list, owner: RunOwner, on_interrupt: Callable[[], None],
+def run_live(board: Board, title: str, earlier: list, owner: RunOwner, on_interrupt: Callable[[], None],
              on_terminate: Callable[[], None]) -> dict[str, Any]:
     """The sweep's summary once it ended (or was stopped with `q`), the app shown meanwhile."""
+    settings = board.settings
     app = SweepApp(title, LocalControls(settings), on_hangup=owner.mark_hung_up, on_terminate=on_terminate,
                    on_interrupt=on_interrupt)
     done: dict[str, Any] = {}
-    worker = rounds_for(app, entrants, settings, about, done, record, earlier)
+    worker = rounds_for(app, board, done, earlier)
     app.call_later(worker.start)
     with library_output_to(stderr_path(owner.log_path)):
         try:
@@ -67,10 +67,10 @@ def run_live(entrants: list[Entrant], settings: Race, about: dict[str, Any], tit
     return done["result"]
 
 
-def rounds_for(app: SweepApp, entrants: list[Entrant], settings: Race, about: dict[str, Any],
-               done: dict[str, Any], record: Any, earlier: list) -> threading.Thread:
+def rounds_for(app: SweepApp, board: Board, done: dict[str, Any], earlier: list) -> threading.Thread:
     """The thread that runs the rounds, logs them and shows each in `app`; its summary (or error) lands in
     `done`."""
+    settings = board.settings
 
     def show(result: dict[str, Any], running: bool) -> None:
         if app.is_running and not app.hung_up:
@@ -79,16 +79,10 @@ def rounds_for(app: SweepApp, entrants: list[Entrant], settings: Race, about: di
             except RuntimeError:  # the app closed meanwhile
                 pass
 
-    def after_round(e: Elimination) -> None:
-        result = summary(e, entrants, settings, about)
-        record.board(result)
-        show(result, True)
-
     def rounds() -> None:
         try:
-            e = race(entrants, settings, after_round, record.episode, earlier)
-            done["result"] = summary(e, entrants, settings, about)
-            record.board(done["result"])
+            e = race(board.entrants, settings, lambda e: show(board(e), True), board.record.episode, earlier)
+            done["result"] = board(e)
             if not settings.stop.is_set():
                 show(done["result"], False)
         except BaseException as exc:  # shown after the app closes

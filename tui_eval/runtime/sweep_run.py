@@ -82,6 +82,10 @@ def run_sweep(sweep: Sweep, *, headless: bool, resuming: bool = False) -> int:
     result["status"] = str(status)
     _report(result, sweep.spec.json)
     owner.close(status)
+    if sweep.spec.report:
+        from .finish import draw_report
+
+        draw_report(sweep.spec.log or "", sweep.spec.report, sys.stderr)
     if stopped:
         return EXIT_TERMINATED if "terminate" in sweep.ended_by else EXIT_INTERRUPTED
     beaten = next((r for r in result["checkpoints"] if r["checkpoint"] == sweep.fail_if_not_best), None)
@@ -91,7 +95,7 @@ def run_sweep(sweep: Sweep, *, headless: bool, resuming: bool = False) -> int:
 def _sweep(sweep: Sweep, candidates: list, owner: RunOwner, headless: bool, resuming: bool) -> dict[str, Any]:
     from tui_eval.kinds import load_kind
     from tui_eval.sweep.race import Race, enter
-    from tui_eval.sweep.record import SweepRecord
+    from tui_eval.sweep.record import Board, SweepRecord
 
     spec = sweep.spec
     spec.episodes = budget = spec.episodes or EPISODES_PER_CHECKPOINT * len(candidates)
@@ -112,21 +116,23 @@ def _sweep(sweep: Sweep, candidates: list, owner: RunOwner, headless: bool, resu
         record = SweepRecord(log)
         earlier = record.earlier() if resuming else []
         record.start(sweep.argv(), [_candidate_json(x) for x in entrants], note, budget)
-        about = {"run": sweep.runs[0], "runs": sweep.runs, "path": note, "log": str(owner.log_path)}
+        board = Board(entrants, settings, {"run": sweep.runs[0], "runs": sweep.runs, "path": note,
+                                           "log": str(owner.log_path)}, record)
         control = SweepControl(settings, owner.log_path)
         owner.control = control  # closed with the owner
         RunMeta(status=RunStatus.RUNNING, control=str(control.path), seeds=[start, None]).write(log)
         if earlier:
             say.write(f"  resuming: {len(earlier)} finished episodes from the log are counted, not played again\n")
-        return _race(sweep, owner, entrants, settings, record, earlier, headless, about)
+        return _race(sweep, owner, board, earlier, headless)
     finally:
         for entrant in entrants:
             entrant.path.close()
 
 
-def _race(sweep: Sweep, owner: RunOwner, entrants: list, settings: Any, record: Any, earlier: list,
-          headless: bool, about: dict[str, Any]) -> dict[str, Any]:
-    from tui_eval.sweep.race import race, summary
+def _race(sweep: Sweep, owner: RunOwner, board: Any, earlier: list, headless: bool) -> dict[str, Any]:
+    from tui_eval.sweep.race import race
+
+    settings = board.settings
 
     def ended_by(why: str) -> None:
         sweep.ended_by.append(why)
@@ -137,26 +143,20 @@ def _race(sweep: Sweep, owner: RunOwner, entrants: list, settings: Any, record: 
         if not headless:
             from .sweep_live import run_live
 
-            return run_live(entrants, settings, about, f"tui-eval sweep: {len(entrants)} checkpoints", record,
-                            earlier, owner, on_interrupt=lambda: ended_by("interrupt"),
-                            on_terminate=lambda: ended_by("terminate"))
+            return run_live(board, f"tui-eval sweep: {len(board.entrants)} checkpoints", earlier, owner,
+                            on_interrupt=lambda: ended_by("interrupt"), on_terminate=lambda: ended_by("terminate"))
         previous = signal.signal(signal.SIGINT, lambda signum, frame: _interrupted(ended_by))
         try:
-            e = race(entrants, settings, lambda e: _after_round(e, entrants, settings, about, record),
-                     record.episode, earlier)
+            e = race(board.entrants, settings, lambda e: _after_round(e, board), board.record.episode, earlier)
         finally:
             signal.signal(signal.SIGINT, previous)
-        result = summary(e, entrants, settings, about)
-        record.board(result)
-        return result
+        return board(e)
     finally:
         restore()
 
 
-def _after_round(e: Any, entrants: list, settings: Any, about: dict[str, Any], record: Any) -> None:
-    from tui_eval.sweep.race import summary
-
-    record.board(summary(e, entrants, settings, about))
+def _after_round(e: Any, board: Any) -> None:
+    board(e)
     alive = ", ".join(f"{a.name} {a.mean:.4g}" if a.mean is not None else a.name for a in e.alive())
     print(f"  round {e.rounds}: {e.spent()} episodes; in the race: {alive}", file=sys.stderr, flush=True)
 

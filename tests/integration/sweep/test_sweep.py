@@ -86,7 +86,7 @@ async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs,
     from tui_eval.log.store import RunLog
     from tui_eval.runtime.sweep_live import LocalControls, rounds_for
     from tui_eval.sweep.race import Race, enter
-    from tui_eval.sweep.record import SweepRecord
+    from tui_eval.sweep.record import Board, SweepRecord
     from tui_eval.ui.sweep_app import SweepApp
 
     args = build_parser().parse_args([str(runs / "rsl"), "--headless"])
@@ -97,7 +97,7 @@ async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs,
     log = RunLog(tmp_path / "sweep.sqlite")
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            worker = rounds_for(app, entrants, settings, {"path": "runner"}, done, SweepRecord(log), [])
+            worker = rounds_for(app, Board(entrants, settings, {"path": "runner"}, SweepRecord(log)), done, [])
             worker.start()
             await wait_for(pilot, lambda: "result" in done and app.result is not None and
                            app.result["outcome"] == "best", timeout=120, what="the sweep's end")
