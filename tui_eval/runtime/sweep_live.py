@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.outputs import stderr_path
-from tui_eval.sweep.race import race
-from tui_eval.sweep.record import Board
+from tui_eval.sweep.race import Board, race
 from tui_eval.ui.sweep_app import SweepApp
 
 from .app_process import library_output_to

@@ -220,3 +220,17 @@ def rank_correlation(rows: list[dict[str, Any]]) -> float | None:
         return None
     rho = spearmanr([p[0] for p in pairs], [p[1] for p in pairs]).statistic
     return None if not math.isfinite(rho) else float(rho)
+
+
+class Board:
+    """The sweep's board (`--json`'s summary) after a round or at the end, written to its log as it is made:
+    what `attach`, `ls` and the app read. `record`: the sweep's SweepRecord (record.py); `about`: what the sweep
+    is (the run swept, the path, the log)."""
+
+    def __init__(self, entrants: list[Entrant], settings: Race, about: dict[str, Any], record: Any):
+        self.entrants, self.settings, self.about, self.record = entrants, settings, about, record
+
+    def __call__(self, e: Elimination) -> dict[str, Any]:
+        result = summary(e, self.entrants, self.settings, self.about)
+        self.record.board(result)
+        return result

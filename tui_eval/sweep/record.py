@@ -10,8 +10,6 @@ from typing import Any
 
 from tui_eval.config.spec import EpisodeRecord
 from tui_eval.log.store import RunLog
-from tui_eval.sweep.elimination import Elimination
-from tui_eval.sweep.race import Entrant, Race, summary
 
 KIND = "sweep"
 
@@ -52,15 +50,3 @@ class SweepRecord:
         """Every episode an earlier process of this sweep finished, in log order."""
         return self.log.records()
 
-
-class Board:
-    """The sweep's board (`--json`'s summary) after a round or at the end, written to its log as it is made:
-    what `attach`, `ls` and the app read. `about`: what the sweep is (the run swept, the path, the log)."""
-
-    def __init__(self, entrants: list[Entrant], settings: Race, about: dict[str, Any], record: SweepRecord):
-        self.entrants, self.settings, self.about, self.record = entrants, settings, about, record
-
-    def __call__(self, e: Elimination) -> dict[str, Any]:
-        result = summary(e, self.entrants, self.settings, self.about)
-        self.record.board(result)
-        return result
