@@ -149,11 +149,18 @@ def test_xterm_with_sixel_draws_the_envs_own_frame_of_the_seed_and_step_shown(di
     assert probe["renderer"] == "sixel" and "XTerm" in probe["why"] and "colour registers" in probe["why"]
     reference, steps = _do_nothing_last_frame(LAST_SEED)
     term, _ = _run_frames("xterm", display, tmp_path)
-    try:
-        screen = _screenshot(display, tmp_path)
+    aspect = reference.shape[1] / reference.shape[0]
+    try:  # on a busy machine the panel may still be drawing the last frame: look again for a while
+        deadline, difference = time.monotonic() + 60, float("inf")
+        while difference >= 10 and time.monotonic() < deadline:
+            try:
+                box, difference = _picture_box(_screenshot(display, tmp_path), aspect, reference)
+            except ValueError:  # no picture on the screen yet
+                difference = float("inf")
+            if difference >= 10:
+                time.sleep(1)
     finally:
         term.kill()
-    box, difference = _picture_box(screen, reference.shape[1] / reference.shape[0], reference)
     assert difference < 10, f"the pane differs from seed {LAST_SEED}'s step {steps} frame by {difference:.1f}/255"
     grey = (box.max(axis=2) - box.min(axis=2) < 8) & (box.mean(axis=2) > 40) & (box.mean(axis=2) < 245)
     assert grey.mean() < 0.03  # no flat grey blocks over the picture (the sky is black, the ground white)
