@@ -8,7 +8,9 @@ Rendering stays off the hot path:
   one attribute per step (`GuardedEnv.shown is None`).
 - Only the shown env renders (`render_mode="rgb_array"` is set on it alone for the render call, so its
   steps run as unrendered), or its observation is the frame when it is an image (CarRacing). At most `fps` frames a
-  second are taken, whatever the evaluation speed; the rest are dropped, never queued. Frames are kept
+  second are taken, whatever the evaluation speed; the rest are dropped, never queued. The one frame taken over
+  that budget is a shown episode's last; a path takes at most `fps` seeds a second that no path shows yet, so
+  episodes shorter than a frame do not each render their first and last frames. Frames are kept
   scaled down, the last KEEP_FRAMES of each of the last KEEP_EPISODES episodes per path.
 
 Same seed on both paths: the paths walk the same seeds in the same order at different speeds. A tap
@@ -172,6 +174,7 @@ class PathTap:
         self.render_fps: float | None = None  # the shown env's metadata["render_fps"]
         self._from_obs = False
         self._next_at = 0.0
+        self._taken_at = -1e9  # when this path last took a seed no path showed yet
 
     # ---- from the envs
     def on_reset(self, env: Any, key: Key, obs: Any) -> bool:
@@ -188,11 +191,14 @@ class PathTap:
             return False  # one env shown at a time
         with hub.lock:
             if key not in hub.focus:
+                if not self.every_step and time.monotonic() - self._taken_at < 1.0 / max(hub.fps, 0.1):
+                    return False  # at most `fps` new seeds a second: short episodes stay unrendered
                 if any(f > key and f not in self._keys() for f in hub.focus):
                     return False  # another path showed a seed this path has yet to reach: wait for it
                 if not hub.may_take_new_seed():
                     return False  # the other paths have yet to play the newest seed shown
                 hub.take_seed(key)
+                self._taken_at = time.monotonic()
         self.problem = self._prepare(env)
         if self.problem is not None:
             return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -248,7 +249,7 @@ def test_a_path_ten_times_faster_waits_for_the_slower_one_to_play_the_seed_it_sh
 
     from tui_eval.frames.hub import FrameHub
 
-    hub = FrameHub()
+    hub = FrameHub(fps=1e6)  # played by hand, faster than any frame budget: only the seed scheduling is under test
     hub.always = True
     taps = {name: hub.tap(name) for name in ("fast", "slow")}
     envs = {name: gym.make("CartPole-v1") for name in taps}
@@ -271,3 +272,36 @@ def test_a_path_ten_times_faster_waits_for_the_slower_one_to_play_the_seed_it_sh
     view = hub.view(["fast", "slow"])
     assert view.keys and [p.key for p in view.panes] == [view.key, view.key], shown
     assert all(p.frames for p in view.panes)
+
+
+def test_short_episodes_render_within_the_frame_budget_not_twice_an_episode():
+    """A path whose episodes last a few milliseconds (real CartPole, five steps each) played for a second at 10 fps
+    asked: a path takes at most ten new seeds a second to show, so at most about three frames a tenth
+    of a second are rendered (a frame in budget plus a shown episode's last), not two per episode."""
+    import gymnasium as gym
+
+    from tui_eval.frames.hub import FrameHub
+
+    class CountsRenders(gym.Wrapper):
+        renders = 0
+
+        def render(self):
+            CountsRenders.renders += 1
+            return self.env.render()
+
+    hub = FrameHub(fps=10.0)
+    hub.always = True
+    tap, env = hub.tap("fast"), CountsRenders(gym.make("CartPole-v1"))
+    episodes, began = 0, time.monotonic()
+    while time.monotonic() - began < 1.0:
+        env.shown = None
+        obs, _ = env.reset(seed=episodes)
+        tap.on_reset(env, (0, episodes), obs)
+        for step in range(5):
+            obs, *_ = env.step(step % 2)
+            if tap.env is env:
+                tap.on_step(env, obs, 1.0, step == 4)
+        episodes += 1
+    assert episodes > 100  # short episodes indeed
+    assert 2 <= CountsRenders.renders <= 3 * 10 * (time.monotonic() - began) + 2, (CountsRenders.renders, episodes)
+    assert all(ep.frames[-1].step == 5 for ep in tap.episodes)  # every shown episode keeps its last frame
