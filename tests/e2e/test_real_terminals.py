@@ -1,15 +1,15 @@
-"""Frames in real terminal emulators under a virtual X display (Debian's xvfb, xterm, kitty; .ci/run installs
-them): the renderer is chosen from what the terminal answers, and what the screen shows is the env's own frame.
+"""Frames in real terminal emulators under a virtual X display (Debian's xvfb, xterm, kitty, xdotool; .ci/run
+installs them): the renderer is chosen from what the terminal answers, and what the screen shows is the env's own
+frame of the seed and step named above it, and nothing else.
 
-The frame panel runs on LunarLander with a policy anyone can replay without it (tests/support/frame_paths.py:
-do nothing), on fixed seeds; once the run ends the pane holds the last seed's last frame. A screenshot of the
-display (xwd, ImageMagick) is compared with LunarLander's own rgb_array frame for that seed and step, scaled."""
+The frame panel runs on LunarLander with policies anyone can replay without them (tests/support/frame_paths.py:
+do nothing), on fixed seeds; once the run ends each pane holds the last seed's last frame. Screenshots of the
+display are compared with LunarLander's own rgb_array frames (tests/support/x_screen.py)."""
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -20,12 +20,27 @@ import numpy as np
 import pytest
 
 from tests.support.common import ROOT, episodes_in, wait_until
+from tests.support.x_screen import (
+    CONVERT,
+    do_nothing_last_frame,
+    has_no_picture,
+    look,
+    nothing_shown,
+    picture_box,
+    resize_terminal,
+    shows,
+    sixel_images_in,
+    terminal,
+    terminal_width,
+    type_keys,
+)
 
-CONVERT = Path("/usr/bin/convert")  # ImageMagick's (a stand-in elsewhere on PATH may not read XWD)
-needs_x = pytest.mark.skipif(not all(shutil.which(t) for t in ("Xvfb", "xterm", "xwd")) or not CONVERT.exists(),
-                             reason="Xvfb, xterm, xwd or ImageMagick missing (.ci/run installs them)")
+needs_x = pytest.mark.skipif(not all(shutil.which(t) for t in ("Xvfb", "xterm", "xwd", "xdotool"))
+                             or not CONVERT.exists(),
+                             reason="Xvfb, xterm, xwd, xdotool or ImageMagick missing (.ci/run installs them)")
 SEEDS, LAST_SEED = "7:12", 11
-NOOP = f"noop={ROOT / 'tests/support/frame_paths.py'}:do_nothing"
+FRAME_PATHS = ROOT / "tests/support/frame_paths.py"
+NOOP = f"noop={FRAME_PATHS}:do_nothing"
 PROBE = ("import json, os, sys; from tui_eval.ui.frame_renderers import choose; o = choose(None, True, None); "
          "open(sys.argv[1], 'w').write(json.dumps({'renderer': o.renderer, 'why': o.why}))")
 
@@ -58,22 +73,9 @@ def display(tmp_path_factory):
     server.wait(10)
 
 
-def _env(display: str) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if k not in ("TMUX", "STY", "COLORTERM")}
-    return {**keep, "DISPLAY": display, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
-
-
-def _terminal(kind: str, command: list[str], display: str, log: Path) -> subprocess.Popen:
-    line = shlex.join(command) + "; sleep 60"
-    argv = (["xterm", "-ti", "vt340", "-geometry", "100x30+0+0", "-fa", "Monospace", "-fs", "10", "-e"]
-            if kind == "xterm" else ["kitty", "-o", "linux_display_server=x11", "--"]) + ["bash", "-c", line]
-    with open(log, "wb") as sink:
-        return subprocess.Popen(argv, env=_env(display), stdout=sink, stderr=subprocess.STDOUT, cwd=log.parent)
-
-
 def _probe(kind: str, display: str, tmp_path: Path) -> dict:
     out = tmp_path / f"{kind}-probe.json"
-    term = _terminal(kind, [sys.executable, "-c", PROBE, str(out)], display, tmp_path / f"{kind}-probe.log")
+    term = terminal(kind, [sys.executable, "-c", PROBE, str(out)], display, tmp_path / f"{kind}-probe.log")
     try:
         wait_until(out.exists, timeout=60)
         return json.loads(wait_until(out.read_text, timeout=10))
@@ -81,91 +83,111 @@ def _probe(kind: str, display: str, tmp_path: Path) -> dict:
         term.kill()
 
 
-def _screenshot(display: str, tmp_path: Path) -> np.ndarray:
-    from PIL import Image
-
-    raw, png = tmp_path / "screen.xwd", tmp_path / "screen.png"
-    with open(raw, "wb") as sink:
-        subprocess.run(["xwd", "-root", "-silent", "-display", display], stdout=sink, check=True)
-    subprocess.run([str(CONVERT), f"xwd:{raw}", str(png)], check=True)
-    return np.asarray(Image.open(png).convert("RGB"))
-
-
-def _do_nothing_last_frame(seed: int) -> tuple[np.ndarray, int]:
-    import gymnasium as gym
-
-    env = gym.make("LunarLander-v3", render_mode="rgb_array")
-    env.reset(seed=seed)
-    steps, done = 0, False
-    while not done:
-        _, _, terminated, truncated, _ = env.step(0)
-        steps, done = steps + 1, terminated or truncated
-    return env.render(), steps
-
-
-def _run_frames(kind: str, display: str, tmp_path: Path) -> tuple[subprocess.Popen, Path]:
+def _run_frames(kind: str, display: str, tmp_path: Path, *options: str, episodes: int = 5, seeds: str = SEEDS,
+                record: Path | None = None) -> tuple[subprocess.Popen, Path]:
+    """The LunarLander demo with the frame panel open, on `seeds` with the do-nothing path (or `options`'
+    paths); returns once `episodes` are logged."""
     log = tmp_path / f"{kind}.sqlite"
-    app = [sys.executable, "-m", "tui_eval.cli", "demo", "lunarlander", "--path", NOOP, "--paths", "noop", "--seeds",
-           SEEDS, "--episodes", "5", "--frames", "--log", str(log)]
-    term = _terminal(kind, app, display, tmp_path / f"{kind}-terminal.log")
-    wait_until(lambda: episodes_in(log) >= 5, timeout=180)
-    time.sleep(3)  # the panel's last draw of the last frame
+    app = [sys.executable, "-m", "tui_eval.cli", "demo", "lunarlander", *(options or ("--path", NOOP, "--paths",
+           "noop")), "--seeds", seeds, "--episodes", str(episodes), "--frames", "--log", str(log)]
+    term = terminal(kind, app, display, tmp_path / f"{kind}-terminal.log", record)
+    wait_until(lambda: episodes_in(log) >= episodes, timeout=180)
     return term, log
 
 
-def _picture_box(screen: np.ndarray, aspect: float, reference: np.ndarray) -> tuple[np.ndarray, float]:
-    """The pane's picture: LunarLander's ground is white to both edges at the bottom, which gives the picture's
-    width and bottom; its height is searched around the frame's aspect. (The box, its mean difference.)"""
-    from PIL import Image
+@needs_x
+def test_xterm_with_sixel_draws_the_envs_own_frame_of_the_seed_shown_and_nothing_else(display, tmp_path):
+    """The last seed's last frame; none while help is over the panel, the same again after; the older seed's after
+    `[`; the same at the new size after a resize, with nothing left of the larger picture; none once closed. A
+    picture that does not change is sent once."""
+    probe = _probe("xterm", display, tmp_path)
+    assert probe["renderer"] == "sixel" and "XTerm" in probe["why"] and "colour registers" in probe["why"]
+    last, steps = do_nothing_last_frame(LAST_SEED)
+    older, older_steps = do_nothing_last_frame(LAST_SEED - 1)
+    record = tmp_path / "written.typescript"
+    term, _ = _run_frames("xterm", display, tmp_path, record=record)
+    try:
+        look(display, tmp_path, shows(last, f"seed {LAST_SEED}'s step {steps} frame"))
+        sent = _settled(record)
+        time.sleep(3)  # nothing changes: the picture is not sent again (a terminal erases a picture it redraws)
+        assert sixel_images_in(record) == sent, f"{sixel_images_in(record) - sent} sixel images sent in 3 s idle"
+        type_keys(display, "question")
+        look(display, tmp_path, nothing_shown("while help is open over the panel"))
+        type_keys(display, "Escape")
+        look(display, tmp_path, shows(last, f"seed {LAST_SEED}'s frame after help closed"))
+        type_keys(display, "bracketleft")
+        look(display, tmp_path, shows(older, f"seed {LAST_SEED - 1}'s step {older_steps} frame (after [)"))
+        width = terminal_width(display)
+        resize_terminal(display, 700, 450)
+        wait_until(lambda: terminal_width(display) < width, timeout=10)
+        look(display, tmp_path, _alone(older, f"seed {LAST_SEED - 1}'s frame after a resize"))
+        type_keys(display, "v")
+        look(display, tmp_path, nothing_shown("once the frame panel is closed"))
+    finally:
+        term.kill()
 
-    white = (screen == 255).all(axis=2)
-    wide = white.sum(axis=1) > white.shape[1] // 5
-    ground = wide & np.all([np.roll(wide, k) for k in range(1, 6)], axis=0)  # not the window's 1-pixel border
-    bottom = int(np.where(ground)[0].max()) + 1
-    left, right = _longest_run(white[bottom - 1])  # the ground's last row (not the window's border)
-    width = right - left
-    small = (120, 80)
-    target = np.asarray(Image.fromarray(reference).resize(small, Image.Resampling.BOX)).astype(float)
-    best: tuple[float, np.ndarray] | None = None
-    for height in range(round(width / aspect) - 30, round(width / aspect) + 31):
-        box = screen[bottom - height:bottom, left:right]
-        diff = np.abs(np.asarray(Image.fromarray(box).resize(small, Image.Resampling.BOX)).astype(float) - target)
-        if best is None or diff.mean() < best[0]:
-            best = (float(diff.mean()), box)
-    assert best is not None
-    return best[1], best[0]
+
+def _settled(record: Path) -> int:
+    """Sixel images sent once a second has passed without one (the run's last draws done)."""
+    counts = [sixel_images_in(record)]
+
+    def quiet() -> bool:
+        time.sleep(1)
+        counts.append(sixel_images_in(record))
+        return counts[-1] == counts[-2]
+
+    try:
+        wait_until(quiet, timeout=30, interval=0)
+    except AssertionError:
+        raise AssertionError(f"sixel images keep coming while nothing changes: {counts[-1] - counts[0]} in "
+                             f"{len(counts) - 1} s") from None
+    return counts[-1]
 
 
-def _longest_run(row: np.ndarray) -> tuple[int, int]:
-    edges = np.diff(np.concatenate([[0], row.astype(np.int8), [0]]))
-    starts, ends = np.where(edges == 1)[0], np.where(edges == -1)[0]
-    longest = int(np.argmax(ends - starts))
-    return int(starts[longest]), int(ends[longest])
+def _alone(reference: np.ndarray, what: str):
+    """`shows(reference)`, and no other picture (or part of one) anywhere else on the screen."""
+    matches = shows(reference, what)
+
+    def check(screen: np.ndarray) -> str | None:
+        wrong = matches(screen)
+        if wrong is not None:
+            return wrong
+        box = picture_box(screen, reference)
+        assert box is not None
+        rest = screen.copy()
+        rest[box.top:box.bottom, box.left:box.right] = 0
+        return None if has_no_picture(rest) else f"a picture besides {what} is on the screen"
+
+    return check
 
 
 @needs_x
-def test_xterm_with_sixel_draws_the_envs_own_frame_of_the_seed_and_step_shown(display, tmp_path):
-    probe = _probe("xterm", display, tmp_path)
-    assert probe["renderer"] == "sixel" and "XTerm" in probe["why"] and "colour registers" in probe["why"]
-    reference, steps = _do_nothing_last_frame(LAST_SEED)
-    term, _ = _run_frames("xterm", display, tmp_path)
-    aspect = reference.shape[1] / reference.shape[0]
-    try:  # on a busy machine the panel may still be drawing the last frame: look again for a while
-        deadline, difference = time.monotonic() + 60, float("inf")
-        while difference >= 10 and time.monotonic() < deadline:
-            try:
-                box, difference = _picture_box(_screenshot(display, tmp_path), aspect, reference)
-            except ValueError:  # no picture on the screen yet
-                difference = float("inf")
-            if difference >= 10:
-                time.sleep(1)
+def test_a_pane_waiting_for_its_path_shows_no_picture_beside_the_other_paths_frame(display, tmp_path):
+    """Two paths; the second's env resets late with the first seed (tests/support/frame_paths.py): meanwhile the
+    first pane shows the first path's frame of the newest seed and the second pane nothing; then both the same."""
+    late = f"late={FRAME_PATHS}:do_nothing_late"
+    options = ("--import", str(FRAME_PATHS), "--env", "LunarLanderLateFirstSeed-v0", "--path", NOOP, "--path", late,
+               "--paths", "noop,late")
+    newest, steps = do_nothing_last_frame(8)
+    started = time.monotonic()
+    term, log = _run_frames("xterm", display, tmp_path, *options, episodes=2, seeds="7:9")
+    try:
+        middle = terminal_width(display) // 2
+        first = shows(newest, f"seed 8's step {steps} frame in the first pane")
+
+        def one_pane(screen: np.ndarray) -> str | None:
+            if episodes_in(log) > 2:
+                took = time.monotonic() - started
+                raise AssertionError(f"the late path played before the panes were seen ({took:.0f} s in)")
+            wrong = first(screen[:, :middle])
+            return wrong or (None if has_no_picture(screen[:, middle:]) else "a picture in the waiting pane")
+
+        look(display, tmp_path, one_pane, timeout=15)
+        wait_until(lambda: episodes_in(log) >= 4, timeout=120)
+        look(display, tmp_path, lambda screen: first(screen[:, :middle]) or
+             shows(newest, f"seed 8's step {steps} frame in the second pane")(screen[:, middle:]))
     finally:
         term.kill()
-    assert difference < 10, f"the pane differs from seed {LAST_SEED}'s step {steps} frame by {difference:.1f}/255"
-    grey = (box.max(axis=2) - box.min(axis=2) < 8) & (box.mean(axis=2) > 40) & (box.mean(axis=2) < 245)
-    assert grey.mean() < 0.03  # no flat grey blocks over the picture (the sky is black, the ground white)
-    lander = ((box[:, :, 2] > 150) & (box[:, :, 0] < 180) & (box[:, :, 1] < 150)).mean()
-    assert lander > 0.001  # the lander (violet) is drawn where the env drew it
 
 
 @needs_x

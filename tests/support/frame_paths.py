@@ -3,7 +3,10 @@ terminal shows for it are compared with the env's own rgb_array frames (tests/e2
 
 from __future__ import annotations
 
+import os
 import time
+
+import gymnasium as gym
 
 STEP_S = 0.02  # as slow as a policy on a robot: a frame panel opened at the start sees every episode
 
@@ -26,3 +29,29 @@ class DoNothingAtFullSpeed:
 def do_nothing_at_full_speed(checkpoint: str, *, explore: bool, device: str) -> DoNothingAtFullSpeed:
     """The same, as fast as the env steps (bench/bench_frames_terminal.py measures what drawing costs it)."""
     return DoNothingAtFullSpeed()
+
+
+
+# A path whose env resets late with the run's first seed: until then the other path's pane shows that seed and
+# this path's pane waits (tui-eval run --import this file --env LunarLanderLateFirstSeed-v0).
+LATE_S = 20.0
+_LATE_SEED = "TUI_EVAL_LATE_FIRST_SEED"  # set in the late path's own process by its factory
+
+
+class _LateFirstSeed(gym.Wrapper):
+    def reset(self, *, seed=None, options=None):
+        late = os.environ.get(_LATE_SEED)
+        if late is not None and seed == int(late):
+            del os.environ[_LATE_SEED]
+            time.sleep(LATE_S)
+        return self.env.reset(seed=seed, options=options)
+
+
+gym.register("LunarLanderLateFirstSeed-v0",
+             entry_point=lambda **kwargs: _LateFirstSeed(gym.make("LunarLander-v3", **kwargs)))
+
+
+def do_nothing_late(checkpoint: str, *, explore: bool, device: str) -> DoNothing:
+    """Do nothing, in an env whose reset with seed 7 comes LATE_S seconds late."""
+    os.environ[_LATE_SEED] = "7"
+    return DoNothing()

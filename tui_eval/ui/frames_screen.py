@@ -143,7 +143,8 @@ class FramesScreen(Screen):
         title.append("frames", style="bold")
         if view.key is not None:
             title.append(f" · seed {view.key[1]}", style="bold")
-            title.append(" (chosen)" if self.key is not None else " (newest both have)" if len(self.shown) > 1 else "")
+            shared = "(newest both have)" if view.key in view.keys else "(newest: not every path has it yet)"
+            title.append(" (chosen)" if self.key is not None else "" if len(self.shown) == 1 else f" {shared}")
         title.append(f" · {' vs '.join(self.shown)}")
         if self.frozen or state == "paused":
             title.append(" · PAUSED", style="bold yellow")

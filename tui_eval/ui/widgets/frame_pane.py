@@ -40,7 +40,7 @@ class CellImage(Widget):
         self.color_mode = color_mode
         self.image: np.ndarray | None = None
 
-    def show(self, image: np.ndarray) -> None:
+    def show(self, image: np.ndarray | None) -> None:
         self.image = image
         self.refresh()
 
@@ -49,11 +49,13 @@ class CellImage(Widget):
 
 
 def _graphics_widget(options: FrameOptions) -> Widget:
+    if options.renderer == "sixel":
+        from .sixel_image import SixelFrame
+
+        return SixelFrame(options.sixel_colors)
     from textual_image.widget import TGPImage
 
-    from .sixel_image import PaletteFirstSixelImage
-
-    widget = PaletteFirstSixelImage(options.sixel_colors) if options.renderer == "sixel" else TGPImage()
+    widget = TGPImage()
     widget.styles.height, widget.styles.width = "auto", "auto"  # the largest size with the frame's aspect
     return widget
 
@@ -72,9 +74,11 @@ class FramePane(Vertical):
         self.paths, self.path, self.options = paths, path, options
         self.label = Static(Text(path, style=path_style(paths, path)), classes="frame-label")
         self.message = Static("", classes="frame-message")
+        self.message.display = False
         self.image: Widget = (CellImage(options.colors) if options.renderer == "halfblock"
                               else _graphics_widget(options))
         self.frame: Frame | None = None
+        self.drawn: np.ndarray | None = None  # the picture on screen
         self.label_text = Text(path)  # what the label and message say (read by tests and the title)
         self.message_text = ""
 
@@ -96,29 +100,33 @@ class FramePane(Vertical):
                 label.append("  (episode over)", style="dim")
         if note:
             label.append(f"  {note}", style="dim italic")
-        self.label.update(label)
-        self.label_text = label
+        if label != self.label_text:  # an update reflows the screen: the picture would be sent again
+            self.label.update(label)
+            self.label_text = label
         message = ""
         if frame is None:
             message = (pane.problem if pane is not None and pane.problem else
                        "waiting for this path to play the seed shown…")
-        self.message_text = message
-        self.message.update(Text(message, style="italic"))
-        self.message.display = bool(message)
+        if message != self.message_text:
+            self.message_text = message
+            self.message.update(Text(message, style="italic"))
+            self.message.display = bool(message)
         self._draw(None if frame is None else frame.image)  # a pane that waits shows no picture
 
     def _draw(self, image: np.ndarray | None) -> None:
+        """Draw `image`, or clear the picture; the same picture again is not redrawn (a terminal would erase and
+        redraw a graphics image, ten times a second while a run is paused or over)."""
+        drawn = self.drawn
+        if image is None and drawn is None or image is not None and drawn is not None and np.array_equal(image, drawn):
+            return
+        self.drawn = image
         if isinstance(self.image, CellImage):
-            if image is None:
-                if self.image.image is not None:
-                    self.image.image = None
-                    self.image.refresh()
-                return
             self.image.show(image)
-        elif image is None:
-            if self.image.image is not None:  # type: ignore[attr-defined]
-                self.image.image = None  # type: ignore[attr-defined]
-        else:
-            from PIL import Image
+            return
+        from PIL import Image
 
-            self.image.image = Image.fromarray(image)  # type: ignore[attr-defined]
+        picture = None if image is None else Image.fromarray(image)
+        if self.options.renderer == "sixel":
+            self.image.show(picture)  # type: ignore[attr-defined]
+        else:
+            self.image.image = picture  # type: ignore[attr-defined]
