@@ -127,6 +127,18 @@ def test_xterm_with_sixel_draws_the_envs_own_frame_of_the_seed_shown_and_nothing
         term.kill()
 
 
+@needs_x
+def test_xterm_with_half_blocks_draws_the_envs_own_frame_in_256_colours(display, tmp_path):
+    """The renderer asked for (--frames-renderer halfblock): two pixels a cell, colours from xterm's 256."""
+    last, steps = do_nothing_last_frame(LAST_SEED)
+    term, _ = _run_frames("xterm", display, tmp_path, "--path", NOOP, "--paths", "noop", "--frames-renderer",
+                          "halfblock")
+    try:
+        look(display, tmp_path, shows(last, f"seed {LAST_SEED}'s step {steps} frame in half blocks", lander=False))
+    finally:
+        term.kill()
+
+
 def _settled(record: Path) -> int:
     """Sixel images sent once a second has passed without one (the run's last draws done)."""
     counts = [sixel_images_in(record)]
