@@ -27,7 +27,7 @@ class DoNothingAtFullSpeed:
 
 
 def do_nothing_at_full_speed(checkpoint: str, *, explore: bool, device: str) -> DoNothingAtFullSpeed:
-    """The same, as fast as the env steps (bench/bench_frames_terminal.py measures what drawing costs it)."""
+    """The same, as fast as the env steps (bench/bench_frames.py measures what drawing costs it)."""
     return DoNothingAtFullSpeed()
 
 

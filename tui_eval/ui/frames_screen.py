@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Self
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.geometry import Region
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -65,6 +67,7 @@ class FramesScreen(Screen):
         self.frozen = False
         self.back = 0  # while frozen: frames back from each pane's newest
         self.view: FrameView | None = None
+        self._title_shown = Text()
         self._stop = threading.Event()
         self._history_wanted = threading.Event()
         self.panes = {p: FramePane(self.paths, p, options, id=f"frame-{i}") for i, p in enumerate(self.paths)}
@@ -87,6 +90,13 @@ class FramesScreen(Screen):
 
     def on_unmount(self) -> None:
         self._stop.set()
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        """Regions alone come from the run screen under this one (Textual passes a screen's changes up, for screens
+        that let it show through): this screen hides them, and a repaint would send a terminal's pictures again."""
+        if regions and not layout and not recompose:
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     # ---- the poller (a daemon thread)
     def _poll(self) -> None:
@@ -151,7 +161,9 @@ class FramesScreen(Screen):
         title.append(f" · ≤{self.options.fps:g} fps · {self.options.renderer}", style="dim")
         if self.options.why:  # last: a narrow terminal cuts the reason, not the seed
             title.append(f" ({self.options.why})", style="dim")
-        self.query_one("#frames-title", Static).update(title)
+        if title != self._title_shown:  # one line, no reflow: a reflow repaints the pictures (sends them again)
+            self._title_shown = title
+            self.query_one("#frames-title", Static).update(title, layout=False)
 
     def _note(self, text: str) -> None:
         self.query_one("#frames-note", Static).update(Text(text, style="italic"))

@@ -100,8 +100,8 @@ class FramePane(Vertical):
                 label.append("  (episode over)", style="dim")
         if note:
             label.append(f"  {note}", style="dim italic")
-        if label != self.label_text:  # an update reflows the screen: the picture would be sent again
-            self.label.update(label)
+        if label != self.label_text:  # one line, no reflow: a reflow repaints the picture (sixel: sends it again)
+            self.label.update(label, layout=False)
             self.label_text = label
         message = ""
         if frame is None:

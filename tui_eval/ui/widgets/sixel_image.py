@@ -44,7 +44,6 @@ class SixelFrame(Widget):
         self.options = SixelOptions(colors=max(2, min(256, colors)))
         self.image: PILImage.Image | None = None
         self._encoded: tuple[tuple, str] | None = None  # (what was encoded, its sixel data)
-        self.sent = 0  # sixel images written (read by the benchmark)
 
     def show(self, image: PILImage.Image | None) -> None:
         """Draw `image` (None: no picture); the layout changes only when its size does."""
@@ -80,7 +79,6 @@ class SixelFrame(Widget):
             Segment(_cursor_to(where.x + crop.right, where.y + crop.bottom - 1), _PLAIN,
                     ((ControlType.CURSOR_MOVE_TO, 0, 0),)),
         ]
-        self.sent += 1
         return [skip] * (crop.height - 1) + [Strip(image, cell_length=crop.width)]
 
     def _drawable(self) -> bool:
