@@ -170,10 +170,11 @@ def look(display: str, tmp_path: Path, check: Callable[[np.ndarray], str | None]
     raise AssertionError(f"{wrong} (screenshot: {tmp_path / 'failed.png'})")
 
 
-def shows(reference: np.ndarray, what: str, tolerance: float = 10,
-          lander: bool = True) -> Callable[[np.ndarray], str | None]:
-    """A check: the screen shows `reference` (within `tolerance`/255), with no flat grey blocks over it and (with
-    `lander`: in its own colour, not one of 256) the lander drawn where the env drew it."""
+def shows(reference: np.ndarray, what: str, tolerance: float = 10, lander: bool = True,
+          not_like: tuple[np.ndarray, ...] = ()) -> Callable[[np.ndarray], str | None]:
+    """A check: the screen shows `reference` (within `tolerance`/255) and looks more like it than like any of
+    `not_like` (the other seeds' frames), with no flat grey blocks over it and (with `lander`: in its own colour,
+    not one of 256) the lander drawn where the env drew it."""
 
     def check(screen: np.ndarray) -> str | None:
         box = picture_box(screen, reference)
@@ -181,6 +182,10 @@ def shows(reference: np.ndarray, what: str, tolerance: float = 10,
             return f"no picture where {what} should be"
         if box.difference >= tolerance:
             return f"the picture differs from {what} by {box.difference:.1f}/255"
+        for other in not_like:
+            closer = picture_box(screen, other)
+            if closer is not None and closer.difference <= box.difference + 2:
+                return f"the picture looks as much like another frame ({closer.difference:.1f}) as {what}"
         picture = box.cut(screen)
         grey = (picture.max(axis=2) - picture.min(axis=2) < 8) & (picture.mean(axis=2) > 40) & \
             (picture.mean(axis=2) < 245)
