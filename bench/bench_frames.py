@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.support.common import episodes_in  # noqa: E402
-from tests.support.x_screen import sixel_images_in, terminal  # noqa: E402
+from tests.support.x_screen import close_terminal, sixel_images_in, terminal  # noqa: E402
 
 NOOP = f"noop={ROOT / 'tests/support/frame_paths.py'}:do_nothing_at_full_speed"
 RUN = ["demo", "lunarlander", "--path", NOOP, "--paths", "noop", "--seeds", "1000:100000"]
@@ -75,10 +75,7 @@ def in_xterm(renderer: str | None, display: str, folder: Path, seconds: float) -
         fps, sent = (drawn_per_s(display, record, seconds) if renderer else (0.0, 0))
         return fps, sent, episodes_per_s(log, seconds)
     finally:
-        term.terminate()  # the run goes on without its terminal, as over a dropped SSH: stop it
-        term.wait(10)
-        subprocess.run([sys.executable, "-m", "tui_eval.cli", "stop", str(log)], capture_output=True, timeout=120,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+        close_terminal(term, log)
 
 
 def drawn_per_s(display: str, record: Path, seconds: float) -> tuple[float, int]:

@@ -23,6 +23,7 @@ import pytest
 from tests.support.common import ROOT, episodes_in, wait_until
 from tests.support.x_screen import (
     CONVERT,
+    close_terminal,
     do_nothing_last_frame,
     has_no_picture,
     look,
@@ -105,19 +106,23 @@ def _run_frames(kind: str, display: str, tmp_path: Path, *options: str, episodes
     app = [sys.executable, "-m", "tui_eval.cli", "demo", "lunarlander", *(options or ("--path", NOOP, "--paths",
            "noop")), "--seeds", seeds, "--episodes", str(episodes), "--frames", "--log", str(log)]
     term = terminal(kind, app, display, tmp_path / f"{kind}-terminal.log", record)
-    wait_until(lambda: episodes_in(log) >= episodes, timeout=180)
+    try:
+        wait_until(lambda: episodes_in(log) >= episodes, timeout=180)
+    except AssertionError:
+        close_terminal(term, log)
+        raise
     return term, log
 
 
 @needs_x
 def test_xterm_with_sixel_draws_the_envs_own_frame_of_the_seed_shown_and_nothing_else(display, tmp_path, frames):
     """The last seed's last frame; none while help is over the panel, the same again after; the older seed's after
-    `[`; the same at the new size after a resize, with nothing left of the larger picture; none once closed. A
-    picture that does not change is sent once."""
+    `[`, whole again once a notification over it is gone; the same at the new size after a resize, with nothing
+    left of the larger picture; none once closed. A picture that does not change is sent once."""
     probe = _probe("xterm", display, tmp_path)
     assert probe["renderer"] == "sixel" and "XTerm" in probe["why"] and "colour registers" in probe["why"]
     record = tmp_path / "written.typescript"
-    term, _ = _run_frames("xterm", display, tmp_path, record=record)
+    term, log = _run_frames("xterm", display, tmp_path, record=record)
     try:
         look(display, tmp_path, _seed(frames, LAST_SEED))
         sent = _settled(record)
@@ -129,6 +134,10 @@ def test_xterm_with_sixel_draws_the_envs_own_frame_of_the_seed_shown_and_nothing
         look(display, tmp_path, _seed(frames, LAST_SEED, " after help closed"))
         type_keys(display, "bracketleft")
         look(display, tmp_path, _seed(frames, LAST_SEED - 1, " (after [)"))
+        type_keys(display, "e")  # export: a notification over part of the picture for a few seconds
+        look(display, tmp_path, lambda screen: "no notification yet" if _seed(frames, LAST_SEED - 1)(screen) is None
+             else None, timeout=10)
+        look(display, tmp_path, _seed(frames, LAST_SEED - 1, " once the notification over it is gone"))
         width = terminal_width(display)
         resize_terminal(display, 700, 450)
         wait_until(lambda: terminal_width(display) < width, timeout=10)
@@ -136,18 +145,18 @@ def test_xterm_with_sixel_draws_the_envs_own_frame_of_the_seed_shown_and_nothing
         type_keys(display, "v")
         look(display, tmp_path, nothing_shown("once the frame panel is closed"))
     finally:
-        term.kill()
+        close_terminal(term, log)
 
 
 @needs_x
 def test_xterm_with_half_blocks_draws_the_envs_own_frame_in_256_colours(display, tmp_path, frames):
     """The renderer asked for (--frames-renderer halfblock): two pixels a cell, colours from xterm's 256."""
-    term, _ = _run_frames("xterm", display, tmp_path, "--path", NOOP, "--paths", "noop", "--frames-renderer",
+    term, log = _run_frames("xterm", display, tmp_path, "--path", NOOP, "--paths", "noop", "--frames-renderer",
                           "halfblock")
     try:
         look(display, tmp_path, _seed(frames, LAST_SEED, " in half blocks", lander=False))
     finally:
-        term.kill()
+        close_terminal(term, log)
 
 
 def _settled(record: Path) -> int:
@@ -208,7 +217,7 @@ def test_a_pane_waiting_for_its_path_shows_no_picture_beside_the_other_paths_fra
         look(display, tmp_path, lambda screen: first(screen[:, :middle]) or
              _seed(frames, 8, " in the second pane")(screen[:, middle:]))
     finally:
-        term.kill()
+        close_terminal(term, log)
 
 
 @needs_x
@@ -225,10 +234,10 @@ def test_kitty_without_unicode_placeholders_draws_the_frame_in_half_blocks_and_n
         assert probe["renderer"] == "kitty"
         return
     assert probe["renderer"] == "halfblock" and "Unicode placeholders" in probe["why"]
-    term, _ = _run_frames("kitty", display, tmp_path)
+    term, log = _run_frames("kitty", display, tmp_path)
     try:  # kitty's window is small: the lander is a few blended cells, not its own colour
         look(display, tmp_path, _seed(frames, LAST_SEED, " in half blocks", lander=False))
     finally:
-        term.kill()
+        close_terminal(term, log)
     said = (tmp_path / "kitty-terminal.log").read_text(errors="replace")
     assert "Malformed GraphicsCommand" not in said

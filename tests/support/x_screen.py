@@ -42,6 +42,20 @@ def terminal(kind: str, command: list[str], display: str, log: Path, record: Pat
                                 cwd=log.parent)
 
 
+def close_terminal(term: subprocess.Popen, marker: Path) -> None:
+    """Close the terminal and end what ran in it: every process whose command line names `marker` (the run's
+    log). Under script(1) (recording) the app would outlive the terminal."""
+    term.kill()
+    term.wait(10)
+    for signal in ("TERM", "KILL"):
+        subprocess.run(["pkill", f"-{signal}", "-f", str(marker)], check=False)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if subprocess.run(["pgrep", "-f", str(marker)], capture_output=True).returncode:
+                return
+            time.sleep(0.2)
+
+
 def screenshot(display: str, tmp_path: Path) -> np.ndarray:
     from PIL import Image
 
