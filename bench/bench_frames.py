@@ -130,6 +130,7 @@ def main() -> None:
                       f"a frame)")
     finally:
         server.terminate()
+        server.wait(10)
 
 
 if __name__ == "__main__":
