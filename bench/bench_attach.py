@@ -46,8 +46,10 @@ def write_log(path: Path, episodes: int) -> None:
         log._db.execute("COMMIT")
     # what the run's owner writes when it ends: its final numbers (see runtime/owner.py)
     stats = replay(log.meta(), rows)
-    log.set_meta(snapshot={"paths": {n: s.summary() for n, s in stats.paths.items()},
-                           "comparison": stats.comparison_summary()})
+    comparison = stats.comparison_summary()
+    log.set_meta(verdict=None if comparison is None else comparison.verdict,
+                 snapshot={"paths": {n: s.summary() for n, s in stats.paths.items()},
+                           "comparison": None if comparison is None else comparison.to_json()})
     log.close()
 
 
