@@ -40,7 +40,7 @@ def test_vs_env_on_another_gravity_shows_the_first_divergent_step(tmp_path):
 def test_vs_env_runs_in_a_headless_run_as_its_own_path(run_dir, capsys):
     out = run_dir / "summary.json"
     argv = [str(CARTPOLE), "--headless", "--episodes", "2", "--vs-env-config", SHORT, "--json", str(out)]
-    assert main(argv) in (0, 3)
+    assert main(argv) == 0  # 3 needs --fail-on-differ, which is not given
     data = json.loads(out.read_text())
     assert "connectors@vs-env" in json.dumps(data) and "connectors@vs-env" in capsys.readouterr().out
 

@@ -31,7 +31,7 @@ def run(folder: Path, out: Path, *extra: str):
     json_path, log = out / "summary.json", out / "run.sqlite"
     proc = cli(folder, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "24", "--num-envs", "8",
                "--json", json_path, "--log", log, *extra, env=QUIET, timeout=300)
-    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    assert proc.returncode == 0, proc.stderr[-3000:]  # no gate is asked for: a completed run exits 0
     return proc, json.loads(json_path.read_text()), log
 
 
