@@ -212,10 +212,6 @@ def test_headless_frames_is_bad_input():
     assert done.returncode == 2 and "drop --headless" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
-def test_wait_until_is_available():  # the helpers this file leans on exist (a renamed helper fails here first)
-    assert wait_until(lambda: True)
-
-
 def test_an_attached_viewer_gets_small_frames_over_the_control_channel(tmp_path):
     from tui_eval.runtime.control import ControlClient, ControlServer
 
@@ -275,7 +271,7 @@ def test_a_path_ten_times_faster_waits_for_the_slower_one_to_play_the_seed_it_sh
 
 
 def test_short_episodes_render_within_the_frame_budget_not_twice_an_episode():
-    """A path whose episodes last a few milliseconds (real CartPole, five steps each) played for a second at 10 fps
+    """A path whose episodes last a few milliseconds (real CartPole, five steps each), 400 of them played at 10 fps
     asked: a path takes at most ten new seeds a second to show, so at most about three frames a tenth
     of a second are rendered (a frame in budget plus a shown episode's last), not two per episode."""
     import gymnasium as gym
@@ -293,7 +289,7 @@ def test_short_episodes_render_within_the_frame_budget_not_twice_an_episode():
     hub.always = True
     tap, env = hub.tap("fast"), CountsRenders(gym.make("CartPole-v1"))
     episodes, began = 0, time.monotonic()
-    while time.monotonic() - began < 1.0:
+    while episodes < 400:  # a count, not a time: as many episodes on a busy machine as on an idle one
         env.shown = None
         obs, _ = env.reset(seed=episodes)
         tap.on_reset(env, (0, episodes), obs)
@@ -302,6 +298,7 @@ def test_short_episodes_render_within_the_frame_budget_not_twice_an_episode():
             if tap.env is env:
                 tap.on_step(env, obs, 1.0, step == 4)
         episodes += 1
-    assert episodes > 100  # short episodes indeed
-    assert 2 <= CountsRenders.renders <= 3 * 10 * (time.monotonic() - began) + 2, (CountsRenders.renders, episodes)
+    elapsed = time.monotonic() - began
+    # the budget is per second of play, whatever the machine's speed (an idle one plays the 400 in well under one)
+    assert 2 <= CountsRenders.renders <= 3 * 10 * elapsed + 2, (CountsRenders.renders, elapsed)
     assert all(ep.frames[-1].step == 5 for ep in tap.episodes)  # every shown episode keeps its last frame
