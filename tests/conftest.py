@@ -26,6 +26,17 @@ ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/int
 os.environ.setdefault("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-state-"))
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "terminal_tools(*tools): the terminal tools a test drives "
+                                       "(tests/support/terminals.py: missing, a skip; in CI, a failure)")
+
+
+def pytest_runtest_setup(item):
+    from tests.support.terminals import check_marked
+
+    check_marked(item)
+
+
 def _rank(item) -> int:
     path = item.nodeid
     return next((i for i, prefix in enumerate(ORDER) if path.startswith(prefix)), len(ORDER))

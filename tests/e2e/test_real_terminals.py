@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ import numpy as np
 import pytest
 
 from tests.support.common import ROOT, episodes_in, wait_until
+from tests.support.terminals import needs, unavailable
 from tests.support.x_screen import (
     CONVERT,
     close_terminal,
@@ -37,9 +37,7 @@ from tests.support.x_screen import (
     type_keys,
 )
 
-needs_x = pytest.mark.skipif(not all(shutil.which(t) for t in ("Xvfb", "xterm", "xwd", "xdotool"))
-                             or not CONVERT.exists(),
-                             reason="Xvfb, xterm, xwd, xdotool or ImageMagick missing (.ci/run installs them)")
+needs_x = needs("Xvfb", "xterm", "xwd", "xdotool", str(CONVERT))
 SEEDS, LAST_SEED = "7:12", 11
 FRAME_PATHS = ROOT / "tests/support/frame_paths.py"
 NOOP = f"noop={FRAME_PATHS}:do_nothing"
@@ -221,14 +219,14 @@ def test_a_pane_waiting_for_its_path_shows_no_picture_beside_the_other_paths_fra
 
 
 @needs_x
-@pytest.mark.skipif(shutil.which("kitty") is None, reason="kitty is not installed")
+@needs("kitty")
 def test_kitty_without_unicode_placeholders_draws_the_frame_in_half_blocks_and_no_malformed_commands(display, tmp_path,
                                                                                                       frames):
     version = subprocess.run(["kitty", "--version"], capture_output=True, text=True).stdout
     try:
         probe = _probe("kitty", display, tmp_path)
-    except AssertionError:
-        pytest.skip(f"kitty did not start on the virtual display ({version.strip()})")
+    except AssertionError as exc:
+        unavailable(f"kitty did not start on the virtual display ({version.strip()}): {exc}")
     major_minor = tuple(int(p) for p in version.split()[1].split(".")[:2])
     if major_minor >= (0, 28):
         assert probe["renderer"] == "kitty"

@@ -7,7 +7,6 @@ Both paths (ray starts), unbounded so it is still running when we press `p`; one
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -15,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.terminals import needs
 from tests.support.tmux import screen, wait_screen
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
+pytestmark = needs("tmux")
 
 ROOT = Path(__file__).resolve().parents[2]
 TUI_EVAL = Path(sys.executable).with_name("tui-eval")

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
-import pytest
-
 from tests.support.common import ASSETS, ROOT
+from tests.support.terminals import needs
 from tests.support.ui import frame_panes, wait_for
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.session import plan_run
@@ -67,7 +65,7 @@ async def test_an_env_that_cannot_render_says_so_in_the_panel(tmp_path, apps):
         await pilot.press("q")
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
+@needs("tmux")
 def test_frames_in_tmux_are_truecolor_half_blocks(tmp_path):
     from tests.support.tmux import tmux, wait_screen
 

@@ -21,12 +21,13 @@ import pytest
 
 from tests.support.common import ROOT, cli, episodes_in, wait_until
 from tests.support.sweep_runs import BEST_RSL
+from tests.support.terminals import needs
 from tests.support.ui import plain, wait_for
 from tui_eval.log.store import RunLog
 from tui_eval.runtime import ownership
 from tui_eval.runtime.control import ControlClient
 
-needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
+needs_tmux = needs("tmux")
 
 
 @pytest.fixture
