@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-import threading
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput, EpisodeRecord, RunSpec, SeedBlock
+from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.engine.core import Engine
 from tui_eval.engine.decide import check_gate_paths, watch_decision
 from tui_eval.envs import global_rng
@@ -23,6 +23,7 @@ from tui_eval.log.store import RunLog
 from tui_eval.outputs import default_log_path
 from tui_eval.paths.base import InferencePath, close_quietly
 from tui_eval.paths.ray_names import end_actors_of, set_run
+from tui_eval.stats.exact_proof import CheckRequest
 
 
 def versions() -> dict[str, str]:
@@ -191,7 +192,8 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
             return_bounds=None if bounds is None else list(bounds)).write(log)
     engine = Engine(built, log, plan.seeds, episodes=spec.episodes, return_bounds=bounds,
                     equivalence_margin=spec.equivalence_margin, step_timeout=spec.step_timeout,
-                    rebuild=path_builder(plan), repeatable=plan.repeatable_seeds, prove=AloneReplays(plan))
+                    rebuild=path_builder(plan), repeatable=plan.repeatable_seeds, prove=policy_check(plan),
+                    action_tolerance=spec.action_tolerance)
     watch_decision(engine, spec)  # --until-decided: ends the run at the answer
     return engine
 
@@ -282,49 +284,12 @@ def build_process_path(plan: Plan, name: str, explore: bool, wait: bool = True) 
     return ProcessPath(portable_spec(plan.spec), name, explore, setup, wait=wait)
 
 
-class _OneSeed:
-    """The feed of a replay: one seed, then nothing."""
+def policy_check(plan: Plan) -> Callable[[CheckRequest], dict]:
+    """The engine's check of a differing seed (tui_eval/isolation/check.py), in a fresh process built as a path's is."""
+    from tui_eval.cluster.build import portable_spec
+    from tui_eval.isolation.check import PolicyCheck
 
-    heartbeat = None
-    cancelled = False
-
-    def __init__(self, seed: int, block: int):
-        self._left = [(seed, block)]
-
-    def take(self) -> tuple[int, int] | None:
-        return self._left.pop() if self._left else None
-
-
-class AloneReplays:
-    """(name, explore, seed, block) -> the record of path `name` playing that one seed alone, in a fresh process
-    of its own (the engine's exact proof, tui_eval/engine/proof.py). `close` ends a replay under way (a seed whose
-    step hangs must not outlive the run)."""
-
-    def __init__(self, plan: Plan):
-        self.plan = plan
-        self._lock = threading.Lock()
-        self._live: list[InferencePath] = []
-        self._closed = False
-
-    def __call__(self, name: str, explore: bool, seed: int, block: int) -> EpisodeRecord | None:
-        path = build_process_path(self.plan, name, explore)
-        with self._lock:
-            closed = self._closed
-            self._live.append(path)
-        try:
-            if closed:
-                raise RuntimeError("the run closed")
-            records: list[EpisodeRecord] = []
-            path.run(_OneSeed(seed, block), records.append)
-            return records[0] if records else None
-        finally:
-            with self._lock:
-                self._live.remove(path)
-            path.close()
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            live = list(self._live)
-        for path in live:
-            close_quietly(path)
+    threads, _ = cpu_threads(len(plan.paths), plan.spec.device)
+    setup = {"cwd": os.getcwd(), "threads": threads or 0, "keep_apart": sorted(global_rng.kept_apart()),
+             "sys_path": [p for p in sys.path if p]}
+    return PolicyCheck(portable_spec(plan.spec), setup)

@@ -51,4 +51,8 @@ def verdict_cell(meta: dict) -> str:
     verdict = str(meta.get("verdict") or "—")
     if comparison.get("per_seed") == "identical":
         return f"IDENTICAL {comparison.get('identical_pairs')}/{comparison.get('identical_pairs')} ({verdict})"
+    if comparison.get("same_policy"):
+        return f"SAME POLICY (returns {verdict})"
+    if comparison.get("exact") and comparison.get("verdict") == "differ":
+        return "DIFFER (exact)"
     return verdict

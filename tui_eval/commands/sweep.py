@@ -37,6 +37,9 @@ def main(argv: list[str], *, resuming: bool = False) -> int:
     args.checkpoint, args.headless, args.detach = args.runs[0], True, False
     spec = spec_from_args(args)
     spec.in_process = True
+    if isinstance(spec.equivalence_margin, str):
+        raise BadInput("a sweep takes --equivalence-margin as a number (the noise floor is measured between two paths "
+                       "of one checkpoint)")
     spec.episodes = args.episodes  # the budget; None: the default, once the checkpoints are counted
     if not spec.log:
         spec.log = str(default_log_path(args.runs[0], prefix="sweep-"))

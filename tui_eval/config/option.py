@@ -106,6 +106,31 @@ def positive(message: str) -> Callable[[int], int]:
     return check
 
 
+def margin(text: str) -> float | str:
+    """`--equivalence-margin`: a positive number (return units), or `floor` (the noise floor's spread, once measured:
+    tui_eval/stats/compare.py)."""
+    if text.strip().lower() == "floor":
+        return "floor"
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"--equivalence-margin takes a number above 0 or 'floor', got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"--equivalence-margin must be a number above 0 (or 'floor'), got {text}")
+    return value
+
+
+def positive_float(message: str) -> Callable[[float], float]:
+    """A check that the number is above 0 and finite; `message` has one `{}` for the number given."""
+
+    def check(value: float) -> float:
+        if not 0 < value < float("inf"):
+            raise ValueError(message.format(value))
+        return value
+
+    return check
+
+
 def comma_list(text: str) -> list[str]:
     return [item.strip() for item in text.split(",")]
 

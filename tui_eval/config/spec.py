@@ -135,7 +135,8 @@ class RunSpec:
     fail_if_worse: float | None = None  # --vs gate: exit 3 when worse than the baseline by more than this
     fail_if_worse_success: float | None = None  # the same for the success rate, in percentage points
     return_bounds: tuple[float, float] | None = None
-    equivalence_margin: float | None = None
+    equivalence_margin: float | str | None = None  # a number, or "floor": the noise floor's spread
+    action_tolerance: float | None = None  # same action on the same observation (None: from the policies' type)
     generic_connectors: bool = False  # rllib: run the connector pipelines step by step even when stock
     freeze_filters: bool = False  # rllib: MeanStdFilter keeps the checkpoint's statistics on both paths
     imports: list[str] = field(default_factory=list)  # the user's modules / .py files, imported first
@@ -259,8 +260,12 @@ RUN_OPTIONS: tuple[Option, ...] = (
            "(default 30)", type=float),
     Option("return_bounds", ("--return-bounds",), "known bounds of an episode's return", metavar="LO:HI",
            parse=o.bounds, render=o.bounds_text, from_json=o.float_pair),
-    Option("equivalence_margin", ("--equivalence-margin",), "δ for the 'equivalent' verdict (return units)",
-           type=float),
+    Option("equivalence_margin", ("--equivalence-margin",), "δ for the 'equivalent' verdict (return units), or "
+           "'floor': the spread of the first path's own return differences on seeds replayed alone", metavar="D|floor",
+           parse=o.margin),
+    Option("action_tolerance", ("--action-tolerance",), "two actions on the same observation are the same policy "
+           "within T, absolute and relative (default: from the policies' type, 1e-5 for float32)", type=float,
+           metavar="T", parse=o.positive_float("--action-tolerance must be a number above 0, got {}")),
     Option("log", ("--log",), "the run's SQLite log (default: a new file under ./tui-eval-runs/)", recorded=_REFUSED,
            remote=_RESET),
     Option("json", ("--json",), "write the summary here when the run ends", recorded=_REFUSED, remote=_RESET),

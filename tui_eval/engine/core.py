@@ -26,7 +26,7 @@ from tui_eval.log.lifecycle import EngineState
 from tui_eval.log.store import RunLog
 from tui_eval.paths.base import InferencePath, PathGivenUp, close_quietly
 from tui_eval.stats import ComparisonSummary, ExactProof, ReturnBounds, ReturnsSnapshot, RunStats
-from tui_eval.stats.exact_proof import PENDING
+from tui_eval.stats.exact_proof import PENDING, CheckRequest
 
 MAX_RESTARTS = 3
 Subscriber = Callable[[Event], None]
@@ -40,11 +40,12 @@ class Engine:
         seeds: SeedBlock,
         episodes: int | None = None,
         return_bounds: ReturnBounds | None = None,
-        equivalence_margin: float | None = None,
+        equivalence_margin: float | str | None = None,
         step_timeout: float | None = None,
         rebuild: Callable[[str, bool], InferencePath] | None = None,
         repeatable: bool = True,
-        prove: Callable[[str, bool, int, int], EpisodeRecord | None] | None = None,
+        prove: Callable[[CheckRequest], dict] | None = None,
+        action_tolerance: float | None = None,
     ):
         self.paths = {p.name: p for p in paths}
         self.step_timeout = step_timeout
@@ -54,8 +55,9 @@ class Engine:
         self._return_bounds = return_bounds
         self._margin = equivalence_margin
         self._repeatable = repeatable  # False: the env is not a function of its reset seed (no exact verdict)
-        # (name, explore, seed, block) -> that seed's record of the path replayed alone (engine_proof.py)
+        # the check of a differing seed: same policy, repeatable env, noise floor (tui_eval/engine/proof.py)
         self._prove = prove
+        self.action_tolerance = action_tolerance  # --action-tolerance (None: from the policies' type)
         self.proof = ExactProof() if prove is not None else None
         self._done_waits_for_proof = False
         self._closed = False
@@ -425,7 +427,7 @@ class Engine:
         self._all_done.set()
         self._publish(StateChanged(EngineState.DONE))
 
-    # ------------------------------------------------------------------ exact proof (engine_proof.py)
+    # ------------------------------------------------------------------ exact proof (engine/proof.py)
     def proof_settled(self) -> None:
         """The proof ended (or the run is stopping): a run that waited for it is done."""
         with self._lock:

@@ -1,8 +1,9 @@
-"""The engine's proof of an exact difference: the first differing seed, replayed on each path alone.
+"""The engine's proof of an exact difference: the first differing seed, checked in a fresh process.
 
-Started by the engine when an exact comparison (explore off on both paths) sees its first differing seed
+Started by the engine when a comparison of two paths with explore off sees its first differing seed
 (tui_eval/stats/exact_proof.py says why). Runs in a thread of its own while the run goes on; the engine's
-`prove` callable replays one seed of one path in a fresh process (tui_eval/session.py). The result is shared by
+`prove` callable (tui_eval/isolation/check.py) feeds each path's policy the other's observations of that seed,
+replays it on each path alone, and a few more seeds of the first path for the noise floor. The result is shared by
 every comparison of the run, written to the log and said as a notice; a run that ends meanwhile waits for it.
 `engine` is the `tui_eval.engine.core.Engine` that started it (not imported: the engine imports this module).
 """
@@ -12,13 +13,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.errors import first_line
 from tui_eval.events import PathNotice
 from tui_eval.log.lifecycle import RunMeta
-from tui_eval.stats.compare import same_result
+from tui_eval.stats.agreement import Agreement, NoiseFloor
 from tui_eval.stats.comparison_summary import SeedResult
-from tui_eval.stats.exact_proof import NOT_NEEDED, PENDING, PROVEN, REFUTED, ExactProof
+from tui_eval.stats.exact_proof import NOT_NEEDED, PENDING, PROVEN, REFUTED, CheckRequest, ExactProof
 
 
 def first_unproven_difference(engine: Any) -> tuple[str, str, Any] | None:
@@ -29,7 +29,7 @@ def first_unproven_difference(engine: Any) -> tuple[str, str, Any] | None:
         return None
     for cmp in engine.stats.comparisons.values():
         first = cmp.first_difference
-        if cmp.deterministic and first is not None:
+        if cmp.policies_deterministic and first is not None:
             proof.state, proof.seed, proof.block = PENDING, first.seed, first.block
             return cmp.a, cmp.b, first
     return None
@@ -46,53 +46,109 @@ def restore_proof(engine: Any) -> None:
 def start_proof(engine: Any, a: str, b: str, first: Any) -> None:
     proof = engine.proof
     assert proof is not None
-    proof.line = f"seed {first.seed} differs: replaying it on {a} and on {b}, each alone in a fresh process"
+    proof.line = (f"seed {first.seed} differs: feeding each path's policy the other's observations of it, and "
+                  f"replaying it on {a} and on {b} alone, in a fresh process")
     RunMeta(exact_proof=proof.to_json()).write(engine.log)
     engine._publish(PathNotice(a, proof.line))
     threading.Thread(target=_prove, args=(engine, a, b, first), name="exact-proof", daemon=True).start()
 
 
-def _same(record: EpisodeRecord, recorded: SeedResult) -> bool:
-    return same_result(record.ret, not record.invalid, record.success, recorded.ret, recorded.valid, recorded.success)
+FLOOR_SEEDS = 8  # the first path's other seeds offered to the check for its noise floor
+
+
+def check_request(engine: Any, a: str, b: str, first: Any) -> CheckRequest:
+    """The check of `first` (a FirstDifference), with the first path's earliest other valid seeds for the floor."""
+    floor: list[tuple[int, int, float]] = []
+    for record in engine.log.records():
+        if len(floor) >= FLOOR_SEEDS:
+            break
+        if record.path == a and not record.invalid and (record.seed, record.block) != (first.seed, first.block):
+            floor.append((record.seed, record.block, record.ret))
+    recorded = {a: (first.a.ret, first.a.valid, first.a.success), b: (first.b.ret, first.b.valid, first.b.success)}
+    return CheckRequest(a, b, first.seed, first.block, recorded, floor, engine.action_tolerance)
+
+
+def _prove(engine: Any, a: str, b: str, first: Any) -> None:
+    proof = engine.proof
+    assert proof is not None and engine._prove is not None
+    if engine.stop_requested:
+        engine.proof_settled()
+        return  # abandoned: the proof stays pending, the verdict undecided
+    try:
+        answer = engine._prove(check_request(engine, a, b, first))
+        failed = None
+    except Exception as exc:  # a check that cannot run proves nothing
+        if engine.stop_requested or engine._closed:
+            engine.proof_settled()
+            return  # ended by the run's stop or close, not by the check
+        answer, failed = None, f"the check of seed {first.seed} could not run ({first_line(exc, 160)})"
+    with engine._lock:
+        settle(proof, a, b, first, answer, failed)
+    RunMeta(exact_proof=proof.to_json(), repeatable_seeds=False if proof.repeats is False else None).write(engine.log)
+    engine._publish(PathNotice(a, proof.line))
+    engine.proof_settled()
+
+
+def settle(proof: ExactProof, a: str, b: str, first: Any, answer: dict[str, Any] | None, failed: str | None) -> None:
+    """The proof's state from the check's answer (tui_eval/isolation/check.py): beyond the tolerance on the same
+    observations, PROVEN; within it, the same policy (REFUTED: the comparison is statistical); unmeasured, the
+    replays alone decide as before (each path gave its own record again: PROVEN)."""
+    seed = f"seed {first.seed}"
+    if answer is None:
+        proof.state = REFUTED
+        proof.line = f"the difference on {seed} is unproven: {failed}; the comparison is statistical"
+        return
+    replays = answer["replays"]
+    parted = [f"{name} gave {_shown(recorded)} in the run and {_again(replays[name]['record'])} alone"
+              for name, recorded in ((a, first.a), (b, first.b)) if not replays[name]["same"]]
+    proof.repeats = not parted
+    proof.agreement = Agreement.from_json(answer.get("agreement"))
+    proof.floor = NoiseFloor.from_json(answer.get("floor"))
+    proof.agreement_note = "; ".join(answer.get("notes") or [])
+    repeat_text = (f"each path alone gave its own return again ({a} {_shown(first.a)}, {b} {_shown(first.b)})"
+                   if not parted else f"the env is not repeatable from its seed: {'; '.join(parted)}")
+    ag = proof.agreement
+    if ag is not None and not ag.within:
+        proof.state, proof.line = PROVEN, f"{seed}: {differ_text(ag)}; {repeat_text}: the paths differ"
+    elif ag is not None:
+        proof.state = REFUTED
+        proof.line = (f"{seed}: the same policy to the tolerance ({same_text(ag)}); the episodes part because the "
+                      f"dynamics amplify rounding; {repeat_text}; the comparison is statistical")
+    elif not parted:
+        proof.state = PROVEN
+        proof.line = f"{seed} replayed on each path alone: {repeat_text}: the paths differ"
+    else:
+        proof.state, proof.line = REFUTED, f"{repeat_text}; the comparison is statistical"
+    if ag is None and proof.agreement_note:
+        proof.line += f" (actions on the same observations not compared: {proof.agreement_note})"
+
+
+def same_text(ag: Agreement) -> str:
+    return (f"max |Δaction| {ag.max_abs:.2g}, p99 {ag.p99_abs:.2g}, over {ag.steps} steps both ways; tolerance "
+            f"{ag.tolerance.atol:g} absolute and relative, {ag.tolerance.source.split(':')[0]}")
+
+
+def differ_text(ag: Agreement) -> str:
+    """The step, observation and both actions where the policies are furthest apart on the same observation."""
+    w = ag.worst
+    if w is None:
+        return f"actions beyond the tolerance (max |Δaction| {ag.max_abs:.3g})"
+    other = next(n for n in w.actions if n != w.on) if len(w.actions) > 1 else w.on
+    return (f"on {w.on}'s observation at step {w.step} {_short(w.observation)}, {w.on} sends {_short(w.actions[w.on])} "
+            f"and {other}'s policy {_short(w.actions[other])} (max |Δaction| {ag.max_abs:.3g} > tolerance "
+            f"{ag.tolerance.atol:g}; {ag.mismatches} of {ag.steps} steps beyond it)")
+
+
+def _short(values: list[Any], shown: int = 6) -> str:
+    text = ", ".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in values[:shown])
+    return f"[{text}{', …' if len(values) > shown else ''}]"
 
 
 def _shown(result: SeedResult) -> str:
     return f"{result.ret:.6g}" if result.valid else "invalid"
 
 
-def _prove(engine: Any, a: str, b: str, first: Any) -> None:
-    proof = engine.proof
-    assert proof is not None and engine._prove is not None
-    parted: list[str] = []
-    failed: str | None = None
-    for name, recorded in ((a, first.a), (b, first.b)):
-        if engine.stop_requested:
-            engine.proof_settled()
-            return  # abandoned: the proof stays pending, the verdict undecided
-        try:
-            again = engine._prove(name, False, first.seed, first.block)
-        except Exception as exc:  # a replay that cannot run proves nothing
-            if engine.stop_requested or engine._closed:
-                engine.proof_settled()
-                return  # ended by the run's stop or close, not by the replay
-            failed = f"{name} could not be replayed alone ({first_line(exc, 160)})"
-            break
-        if again is None:
-            failed = f"{name} gave no record when replayed alone"
-            break
-        if not _same(again, recorded):
-            again_text = "invalid" if again.invalid else f"{again.ret:.6g}"
-            parted.append(f"{name} gave {_shown(recorded)} in the run and {again_text} alone")
-    seed = f"seed {first.seed}"
-    with engine._lock:
-        if failed is None and not parted:
-            proof.state = PROVEN
-            proof.line = (f"{seed} replayed on each path alone gave each its own return again ({a} "
-                          f"{_shown(first.a)}, {b} {_shown(first.b)}): the paths differ")
-        else:
-            proof.state = REFUTED
-            proof.line = (f"the env is not repeatable from its seed: {'; '.join(parted)}" if parted else
-                          f"the difference on {seed} is unproven: {failed}") + "; the comparison is statistical"
-    RunMeta(exact_proof=proof.to_json(), repeatable_seeds=False if proof.state == REFUTED else None).write(engine.log)
-    engine._publish(PathNotice(a, proof.line))
-    engine.proof_settled()
+def _again(record: dict[str, Any] | None) -> str:
+    if record is None:
+        return "no record"
+    return f"{record['return']:.6g}" if record["valid"] else "invalid"

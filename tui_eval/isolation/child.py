@@ -53,11 +53,16 @@ def main(address: str, warm: str = "") -> None:
         except Exception:  # only a head start: the build says what is missing
             pass
     conn = Client(address, family="AF_UNIX", authkey=bytes.fromhex(os.environ.pop(KEY_VARIABLE)))
-    _, spec, name, explore, setup = conn.recv()
-    os.environ[PROCESS_VARIABLE] = name  # a path's own process says so, to the user's code too
+    verb, spec, name, explore, setup = conn.recv()
+    os.environ[PROCESS_VARIABLE] = name if verb == "build" else verb  # a path's own process says so, to user code too
     for entry in reversed(setup.get("sys_path", [])):  # the run's modules (the user's, --import) as it sees them
         if entry not in sys.path:
             sys.path.insert(0, entry)
+    if verb == "check":  # the paths' policies on the same observations (tui_eval/isolation/check.py)
+        from tui_eval.isolation.check import serve_check
+
+        serve_check(conn, spec, name, setup)
+        return
     serve(conn, spec, name, explore, setup)
 
 

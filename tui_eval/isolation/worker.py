@@ -47,31 +47,38 @@ class _QueueFeed:
         return self._owner._cancelled
 
 
+def prepare_process(spec: RunSpec, driver_cwd: str, threads: int, keep_apart: tuple[str, ...] = (),
+                    in_ray: bool = True) -> Any:
+    """Make this process (a Ray actor, a path's own process) ready to build the run's paths as the run's process would:
+    the generators kept apart, the user's modules found and imported, torch's threads; returns the checkpoint's kind."""
+    from tui_eval.envs import global_rng
+
+    global_rng.keep_apart(keep_apart)  # as the driver's seed probe found (before any env is built)
+    if os.path.isdir(driver_cwd) and driver_cwd not in sys.path:  # the user's modules, as on the driver
+        sys.path.insert(0, driver_cwd)
+    if not Path(spec.checkpoint).expanduser().exists():
+        raise FileNotFoundError(f"checkpoint {spec.checkpoint} is not readable on node {socket.gethostname()}: "
+                                "put it on a filesystem every node mounts at the same path")
+    from tui_eval.kinds import load_kind
+    from tui_eval.user.code import import_user_code
+
+    for item in spec.imports:
+        import_user_code(item)
+    if spec.device.startswith("cuda"):
+        if in_ray:
+            spec.device = "cuda"  # Ray points CUDA_VISIBLE_DEVICES at this actor's GPU
+    else:
+        import torch
+
+        torch.set_num_threads(max(1, threads))
+    return load_kind(spec)
+
+
 class PathWorker:
     def __init__(self, spec: RunSpec, name: str, explore: bool, driver_cwd: str, threads: int,
                  keep_apart: tuple[str, ...] = (), frames: Any = None, in_ray: bool = True):
-        from tui_eval.envs import global_rng
-
-        global_rng.keep_apart(keep_apart)  # as the driver's seed probe found (before any env is built)
         self.frames = frames
-        if os.path.isdir(driver_cwd) and driver_cwd not in sys.path:  # the user's modules, as on the driver
-            sys.path.insert(0, driver_cwd)
-        if not Path(spec.checkpoint).expanduser().exists():
-            raise FileNotFoundError(f"checkpoint {spec.checkpoint} is not readable on node {socket.gethostname()}: "
-                                    "put it on a filesystem every node mounts at the same path")
-        from tui_eval.kinds import load_kind
-        from tui_eval.user.code import import_user_code
-
-        for item in spec.imports:
-            import_user_code(item)
-        if spec.device.startswith("cuda"):
-            if in_ray:
-                spec.device = "cuda"  # Ray points CUDA_VISIBLE_DEVICES at this actor's GPU
-        else:
-            import torch
-
-            torch.set_num_threads(max(1, threads))
-        self.path = load_kind(spec).build_path(name, explore)
+        self.path = prepare_process(spec, driver_cwd, threads, keep_apart, in_ray).build_path(name, explore)
         self._lock = threading.Condition()
         self._queue: collections.deque[Seed] = collections.deque()
         self._outbox: list[EpisodeRecord] = []

@@ -111,7 +111,8 @@ def _sweep(sweep: Sweep, candidates: list, owner: RunOwner, headless: bool, resu
         say.write(f"  path: {note}\n")
         say.flush()
         start = spec.seeds.start if spec.seeds is not None else kind.default_seeds(None)[0].start
-        settings = Race(start, budget, ALPHA, spec.equivalence_margin, sweep.round_size)
+        margin = spec.equivalence_margin if not isinstance(spec.equivalence_margin, str) else None
+        settings = Race(start, budget, ALPHA, margin, sweep.round_size)
         log = RunLog(owner.log_path)
         record = SweepRecord(log)
         earlier = record.earlier() if resuming else []

@@ -104,6 +104,16 @@ class ComparisonSummary:
     proof: str | None = None  # exact mode: the first differing seed's replay (stats/exact_proof.py), None: none kept
     exact_reason: str | None = None  # why the comparison is (not) exact, when it is worth saying
     repeated: int = 0  # records of a or b that repeat another seed's episode (same start, return, length)
+    #: both paths' actions on the same observations within the tolerance (tui_eval/stats/agreement.py); None: not
+    #: measured (a path samples, no seed differed yet, or a path cannot be fed observations)
+    same_policy: bool | None = None
+    agreement: dict[str, Any] | None = None  # `Agreement.to_json()`
+    noise_floor: dict[str, Any] | None = None  # `NoiseFloor.to_json()`: the first path against itself
+    #: the first differ / equivalent stands (stats/sticky.py): at how many paired seeds it was decided, and the
+    #: return-difference interval that decided it (None: exact mode, or not decided on the returns' interval)
+    decided_at: int | None = None
+    decided_cs95: Interval | None = None
+    contradicted: str | None = None  # why a decided verdict was withdrawn or replaced (probability <= alpha)
 
     @property
     def per_seed(self) -> str | None:
@@ -120,7 +130,7 @@ class ComparisonSummary:
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        for key in ("diff_cs95", "diff_ci95", "success_diff_cs95"):
+        for key in ("diff_cs95", "diff_ci95", "success_diff_cs95", "decided_cs95"):
             data[key] = _listed(data[key])
         data["first_difference"] = None if self.first_difference is None else self.first_difference.to_json()
         data["explore"] = None if self.explore is None else list(self.explore)
@@ -131,7 +141,7 @@ class ComparisonSummary:
     def from_json(cls, data: dict[str, Any]) -> ComparisonSummary:
         names = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in data.items() if k in names}
-        for key in ("diff_cs95", "diff_ci95", "success_diff_cs95"):
+        for key in ("diff_cs95", "diff_ci95", "success_diff_cs95", "decided_cs95"):
             values[key] = _interval(values.get(key))
         first = values.get("first_difference")
         values["first_difference"] = None if first is None else FirstDifference.from_json(first)

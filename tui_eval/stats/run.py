@@ -25,7 +25,10 @@ from .declared import not_pooled
 from .exact_proof import ExactProof
 from .path import PathStats, ReturnBounds
 
-__all__ = ["PathGroup", "RunStats", "explore_label"]
+__all__ = ["FLOOR", "PathGroup", "RunStats", "explore_label"]
+
+#: `--equivalence-margin floor`: the margin is the noise floor's spread, once measured (`Comparison`)
+FLOOR = "floor"
 
 def explore_label(explore: bool | None) -> str:
     """``on`` / ``off`` / ``unknown``: the key of a setting in ``by_explore``."""
@@ -112,13 +115,14 @@ class RunStats:
     """
 
     def __init__(self, names: list[str], deterministic: bool, return_bounds: ReturnBounds | None,
-                 margin: float | None, repeatable: bool = True, proof: ExactProof | None = None) -> None:
+                 margin: float | str | None, repeatable: bool = True, proof: ExactProof | None = None) -> None:
         self.repeatable = repeatable
         self.proof = proof  # the run's exact proof (stats/exact_proof.py), shared by its comparisons
         self.names = list(names)
         self.return_bounds = return_bounds
         self.margin = margin
         self.deterministic = bool(deterministic) and repeatable
+        self.policies_deterministic = bool(deterministic)  # explore off on both, whatever the env does
         self.paths = {n: PathGroup(lambda: PathStats(return_bounds=return_bounds)) for n in self.names}
         self.comparisons: dict[tuple, Comparison] = {}
         self._pair_names = tuple(self.names[:2]) if len(self.names) >= 2 else None
@@ -135,10 +139,14 @@ class RunStats:
     def _new_comparison(self, pairing: tuple | None) -> Comparison:
         assert self._pair_names is not None
         a, b = self._pair_names
-        det = self.deterministic if pairing is None or None in pairing else \
-            (self.repeatable and not pairing[0] and not pairing[1])
-        return Comparison(a, b, margin=self.margin, deterministic=det, return_bounds=self.return_bounds,
-                          proof=self.proof)
+        greedy = self.policies_deterministic if pairing is None or None in pairing else \
+            (not pairing[0] and not pairing[1])
+        det = greedy and self.repeatable
+        from_floor = self.margin == FLOOR
+        margin = None if isinstance(self.margin, str) else self.margin
+        return Comparison(a, b, margin=margin, deterministic=det,
+                          return_bounds=self.return_bounds, proof=self.proof, policies_deterministic=greedy,
+                          margin_from_floor=from_floor)
 
     def add(self, rec: EpisodeRecord) -> None:
         explore = self.paths[rec.path].add(rec)

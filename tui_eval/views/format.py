@@ -90,11 +90,37 @@ def identical_headline(c: ComparisonSummary) -> str:
             f"{c.verdict.upper()}: {bound}")
 
 
+def agreement_text(agreement: dict[str, Any] | None) -> str:
+    """`max |Δaction| 3e-07 ≤ 1e-05` (or `>`): the paths' actions on the same observations against the tolerance."""
+    if not agreement:
+        return "actions on the same observations: not compared"
+    tol = agreement["tolerance"]["atol"]
+    if agreement.get("discrete"):
+        return (f"{agreement['mismatches']} of {agreement['steps']} steps send another action" if
+                agreement["mismatches"] else f"the same action at all {agreement['steps']} steps")
+    return f"max |Δaction| {agreement['max_abs']:.2g} {'≤' if agreement['within'] else '>'} {tol:g}"
+
+
+def floor_text(floor: dict[str, Any] | None) -> str | None:
+    """The noise floor in words: a path against itself, seeds replayed alone."""
+    if not floor:
+        return None
+    where = f"{floor['path']} against itself on {floor['seeds']} seed(s) replayed alone"
+    if floor["repeated"] == floor["seeds"]:
+        return f"noise floor 0: {where} gave the run's episode every time"
+    return (f"noise floor ±{num(floor['diff_spread'], 3)}: {where}, return differences mean "
+            f"{num(floor['diff_mean'], 3)}, spread {num(floor['diff_spread'], 3)}, max |d| {num(floor['max_abs'], 3)}")
+
+
 def verdict_line(comparison: ComparisonSummary | None) -> str:
     if comparison is None:
         return "verdict: — (one path only)"
     c = comparison
     head = f"verdict: {c.verdict.upper()} ({verdict_kind(c)}) — {c.a} − {c.b}: "
+    if c.same_policy:  # the policies agree on the same observations: the returns' verdict is statistical
+        margin = f" within ±{num(c.margin, 2)}" if c.verdict == "equivalent" and c.margin is not None else ""
+        head = (f"verdict: SAME POLICY ({agreement_text(c.agreement)}); returns {c.verdict.upper()}{margin} "
+                f"(statistical) — {c.a} − {c.b}: ")
     if c.per_seed == "identical":
         text = "verdict: " + identical_headline(c)
     elif c.exact and not c.differing:
@@ -109,7 +135,8 @@ def verdict_line(comparison: ComparisonSummary | None) -> str:
     if c.repeated:
         text += (f"; {c.repeated} episode(s) repeat another seed's episode (same start, return and length): the "
                  "seeds were not independent")
-    return text + f"\n  {comparison_reason(c)}"
+    floor = floor_text(c.noise_floor)
+    return text + f"\n  {comparison_reason(c)}" + (f"\n  {floor}" if floor else "")
 
 
 def short_return(x: float) -> str:
@@ -151,7 +178,8 @@ def _exact_reason(c: ComparisonSummary) -> str:
         if c.proof == "pending":
             return text + "; replaying it on each path alone to prove it"
         if c.proof == "proven":
-            return text + "; proven: each path, replayed alone, gave its own return again"
+            return text + (f"; proven: {c.exact_reason}" if c.exact_reason else
+                           "; proven: each path, replayed alone, gave its own return again")
         return text
     n, upper = c.identical_pairs, c.could_differ_upper
     if n == 0 or upper is None:

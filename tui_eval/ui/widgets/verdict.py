@@ -6,7 +6,15 @@ from rich.text import Text
 from textual.widget import Widget
 
 from tui_eval.stats import ComparisonSummary
-from tui_eval.views.format import comparison_reason, could_differ, interval, level, num, verdict_kind
+from tui_eval.views.format import (
+    agreement_text,
+    comparison_reason,
+    could_differ,
+    interval,
+    level,
+    num,
+    verdict_kind,
+)
 
 from .palette import VERDICT_STYLES
 
@@ -31,6 +39,9 @@ def verdict_text(c: ComparisonSummary | None, single_path: str | None = None) ->
             text.append(f": ≤ {100 * c.could_differ_upper:.1f}% of seeds could differ (anytime {level(c.alpha)})",
                         style="dim")
     else:
+        if c.same_policy:  # the same actions on the same observations: the returns' verdict is statistical
+            text.append(" SAME POLICY ", style=VERDICT_STYLES["equivalent"])
+            text.append(f" {agreement_text(c.agreement)};  returns", style="bold")
         text.append(f" {c.verdict.upper()} ", style=VERDICT_STYLES.get(c.verdict, "bold reverse"))
         text.append(f" {verdict_kind(c)} ", style="bold")
         if c.exact and not c.differing:  # deterministic, no differing seed yet: the bound decides
