@@ -16,6 +16,8 @@ success-rate difference, whether or not a success signal ever appears):
   fixed before it is used: given, 5% of the return bounds, or 5% of the return range over a stated
   burn-in, frozen then;
 - ``undecided``: otherwise.
+The intervals are the running intersections of each sequence, and the first ``differ`` or ``equivalent``
+stands until the data contradict it (probability <= alpha), which `contradicted` says (`sticky`).
 With ``deterministic=True`` (explore off on both paths) equal seeds must give equal episodes: one
 differing paired seed (return, success or validity) is a conclusive ``differ`` (``exact``); all seeds
 identical is ``equivalent`` only once an anytime upper bound on the share of seeds that could still
@@ -39,6 +41,7 @@ from .guards import anytime_share_upper, guarded_asymptotic_cs_from_moments, ret
 from .intervals import t_interval_from_moments, welch_interval_from_moments
 from .path import BETA_MIXTURE_CS, PathStats, ReturnBounds
 from .sequences import beta_mixture_cs_scalar, normal_mixture_cs_from_mean
+from .sticky import StickyVerdict
 
 __all__ = ["Comparison", "difference_interval", "verdict"]
 
@@ -173,6 +176,7 @@ class Comparison:
         self._first_diff: FirstDifference | None = None
         self._lo = math.inf
         self._hi = -math.inf
+        self._sticky = StickyVerdict()  # running intersections and the decision, kept across summaries
 
     def _fixed_margin(self, margin, bounds) -> tuple[float | None, str]:
         if margin is not None:
@@ -290,6 +294,10 @@ class Comparison:
         """Paired seeds with both episodes valid (the differences in the paired statistics)."""
         return self._diff.n
 
+    def _side_bounded(self, side: _Side) -> bool:
+        """The side's sequence is the bounded one (`_side_cs`): bounds given and its returns within them."""
+        return self.return_bounds is not None and self.return_bounds[0] <= side.lo and side.hi <= self.return_bounds[1]
+
     def _side_cs(self, side: _Side, alpha: float):
         if self.return_bounds is not None and self.return_bounds[0] <= side.lo and side.hi <= self.return_bounds[1]:
             lo, hi = self.return_bounds
@@ -347,6 +355,17 @@ class Comparison:
             return "equivalent"
         return "undecided"
 
+    def _kept(self, r: ReturnDifference, success_cs: Interval | None) -> tuple[ReturnDifference, Interval | None]:
+        """The return difference with its running-intersection interval, and the success one's: what decides."""
+        n, sticky = self._diff.n, self._sticky
+        if r.method == "paired":
+            sequence = "paired, " + ("bounded" if self._diff.return_bounds_ok else "asymptotic")
+        else:  # each side's sequence is bounded while its returns stay in the bounds (`_side_cs`)
+            sequence = "welch, " + "/".join("bounded" if self._side_bounded(s) else "asymptotic" for s in self._sides)
+        kept = sticky.keep("returns", sequence, r.cs, n)
+        success = sticky.keep("success", BETA_MIXTURE_CS, success_cs, n) if success_cs is not None else None
+        return ReturnDifference(r.method, r.mean, r.ci, kept, r.cs_method), success
+
     def summary(self) -> ComparisonSummary:
         """The comparison now, frozen (see the module docstring for the verdict; `format` words it)."""
         r = self.return_difference()
@@ -359,10 +378,14 @@ class Comparison:
             result = self.exact_verdict()
             if result == "differ" and proof is not None and proof.state != PROVEN:
                 result = "undecided"  # a differing seed decides only once replayed on each path alone
-        else:
+        else:  # the running intersections decide: the per-look intervals are not nested (sticky.py)
+            r, success_cs = self._kept(r, success_cs)
             intervals = [r.cs] + ([success_cs] if success_metric else [])
             margins = [self.margin] + ([self.success_margin] if success_metric else [])
             result = verdict(intervals, margins)
+        result = self._sticky.settle(result, exact, self._diff.n, {} if exact else
+                                     {"returns": r.cs, "success": success_cs})
+        decision = self._sticky.decision
         cs_method = r.cs_method or self._diff.cs()[1]
         return ComparisonSummary(
             a=self.a, b=self.b, verdict=result, exact=exact, paired=self._diff.n,
@@ -379,4 +402,7 @@ class Comparison:
             success_margin=self.success_margin if success_metric else None,
             first_difference=self._first_diff, proof=None if proof is None else proof.state,
             exact_reason=exact_reason,
+            decided_at=None if decision is None else decision.at,
+            decided_cs95=None if decision is None else decision.intervals.get("returns"),
+            contradicted=self._sticky.contradicted,
         )

@@ -87,7 +87,8 @@ def peeking_row(name: str, runs: int, looks: int, seed: int = 0) -> dict:
 
 def ab_verdicts(b: np.ndarray, bounds=None, burn_in: int = 30, alpha: float = 0.05):
     """Path A always 500, path B's returns `b` (runs x looks): what `Comparison` shows at every look,
-    ``(lo, hi, margin per run, equivalent, differ)``. The paired CS at alpha/2 (the fixed split); the
+    ``(lo, hi, margin per run, equivalent, differ)``. The paired CS at alpha/2 (the fixed split), its running
+    intersection, the first decided verdict kept (`sticky`); the
     margin as `Comparison`'s default: 5% of the bounds, or frozen at look `burn_in` from 5% of the
     range of both paths' returns so far (NaN: none, when that range is 0)."""
     d = CAP - b
@@ -101,13 +102,33 @@ def ab_verdicts(b: np.ndarray, bounds=None, burn_in: int = 30, alpha: float = 0.
         range_ = CAP - np.minimum(b[:, :burn_in].min(axis=-1), CAP)
         margin = np.where(range_ > 0, 0.05 * range_, np.nan)
         frozen_at = burn_in - 1
+    lo, hi, contradicted = _running_intersection(lo, hi)
     m = margin[:, None]
     shown = ~np.isnan(lo)
     differ = shown & ((lo > 0) | (hi < 0))
     with np.errstate(invalid="ignore"):
         equivalent = shown & ~differ & (-m < lo) & (hi < m)
     equivalent[:, :frozen_at] = False
+    equivalent, differ = _sticky(equivalent, differ, contradicted)
     return lo, hi, margin, equivalent, differ
+
+
+def _running_intersection(lo, hi):
+    """`Comparison`'s running intersection of one sequence look by look (NaN: not shown yet); from the first
+    empty one on (a contradiction) the interval as it is, and a mask of those looks (`sticky`)."""
+    klo, khi = np.fmax.accumulate(lo, axis=-1), np.fmin.accumulate(hi, axis=-1)
+    contradicted = np.logical_or.accumulate(klo > khi, axis=-1)
+    return np.where(contradicted, lo, klo), np.where(contradicted, hi, khi), contradicted
+
+
+def _sticky(equivalent, differ, contradicted):
+    """The first decided verdict of each run stands from its look on, undecided once contradicted (`sticky`)."""
+    decided = equivalent | differ
+    looks = np.arange(decided.shape[-1])
+    first = np.where(decided.any(-1), decided.argmax(-1), decided.shape[-1])[:, None]
+    was_differ = np.take_along_axis(differ, np.minimum(first, decided.shape[-1] - 1), axis=-1)
+    after = (looks >= first) & ~contradicted
+    return after & ~was_differ, after & was_differ
 
 
 def equivalence_shown(runs: int, looks: int, bounds=None, seed: int = 0) -> dict:

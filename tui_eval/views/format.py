@@ -209,12 +209,16 @@ def _statistical_reason(c: ComparisonSummary) -> str:
         which = [name for name, iv in (("returns", cs), ("success", success_cs))
                  if iv is not None and (iv[0] > 0.0 or iv[1] < 0.0)]
         why = f"{' and '.join(which)} interval excludes 0"
+        if not which:  # decided by a sequence the current one replaced: the decision stands (stats/sticky.py)
+            why = f"decided at {c.decided_at} paired seeds, interval {_general_interval(c.decided_cs95)} excluded 0"
     elif c.verdict == "equivalent":
         why = f"inside {margin}" + (f", success inside ±{c.success_margin:g}" if success_cs else "")
     elif cs is not None:
         why = f"includes 0, not inside {margin}"
     else:
         why = "not enough data yet"
+    if c.contradicted:
+        why = c.contradicted
     return "; ".join(parts) + f": {c.verdict}, {why}"
 
 
