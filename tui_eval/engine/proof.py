@@ -112,8 +112,9 @@ def settle(proof: ExactProof, a: str, b: str, first: Any, answer: dict[str, Any]
         proof.state, proof.line = PROVEN, f"{seed}: {differ_text(ag)}; {repeat_text}: the paths differ"
     elif ag is not None:
         proof.state = REFUTED
-        proof.line = (f"{seed}: the same policy to the tolerance ({same_text(ag)}); the episodes part because the "
-                      f"dynamics amplify rounding; {repeat_text}; the comparison is statistical")
+        why = ("the dynamics amplify rounding" if not parted else "the env does not repeat itself from its seed")
+        proof.line = (f"{seed}: the same policy to the tolerance ({same_text(ag)}); the episodes part because "
+                      f"{why}; {repeat_text}; the comparison is statistical")
     elif not parted:
         proof.state = PROVEN
         proof.line = f"{seed} replayed on each path alone: {repeat_text}: the paths differ"
@@ -145,10 +146,10 @@ def _short(values: list[Any], shown: int = 6) -> str:
 
 
 def _shown(result: SeedResult) -> str:
-    return f"{result.ret:.6g}" if result.valid else "invalid"
+    return f"{result.ret:.8g}" if result.valid else "invalid"
 
 
 def _again(record: dict[str, Any] | None) -> str:
     if record is None:
         return "no record"
-    return f"{record['return']:.6g}" if record["valid"] else "invalid"
+    return f"{record['return']:.8g}" if record["valid"] else "invalid"

@@ -55,17 +55,18 @@ def action_dtype(actions: list[Any]) -> str:
 
 
 def policy_dtype(path: InferencePath, actions: list[Any]) -> str:
-    """The coarsest floating-point type the path computes in: its torch module's parameters where it holds one (a
-    float64 policy may still hand float32 actions to a float32 env), else its actions' type."""
+    """The floating-point type the path's policy computes in: its torch module's parameters where it holds one (the
+    coarsest of them: a float64 policy may still hand float32 actions to a float32 env), else its actions' type
+    (an ONNX graph's float32 output); `int` for index actions."""
     from tui_eval.paths.rerun import reachable_modules
 
-    kinds = {str(p.dtype).removeprefix("torch.") for m in reachable_modules(path)
-             for p in m.parameters() if p.is_floating_point()}
     sent = action_dtype(actions)
     if sent == "int":
         return sent
     order = ("float16", "bfloat16", "float32", "float64")
-    known = [k for k in kinds if k in order] + ([sent] if sent in order else [])
+    kinds = {str(p.dtype).removeprefix("torch.") for m in reachable_modules(path)
+             for p in m.parameters() if p.is_floating_point()}
+    known = [k for k in kinds if k in order]
     return min(known, key=order.index) if known else sent
 
 

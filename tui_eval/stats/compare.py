@@ -36,7 +36,7 @@ import math
 from tui_eval.config.spec import EpisodeRecord
 
 from .comparison_summary import ComparisonSummary, FirstDifference, Interval, ReturnDifference, SeedResult
-from .exact_proof import PROVEN, ExactProof
+from .exact_proof import PROVEN, REFUTED, ExactProof
 from .guards import anytime_share_upper, guarded_asymptotic_cs_from_moments, returns_identical
 from .intervals import t_interval_from_moments, welch_interval_from_moments
 from .path import BETA_MIXTURE_CS, PathStats, ReturnBounds
@@ -135,6 +135,8 @@ class Comparison:
         target_n: int = 100,
         burn_in: int = 30,
         proof: ExactProof | None = None,
+        policies_deterministic: bool | None = None,
+        margin_from_floor: bool = False,
     ) -> None:
         if a == b:
             raise ValueError(f"compare two different paths, got {a!r} twice")
@@ -144,6 +146,11 @@ class Comparison:
             raise ValueError(f"margin must be > 0, got {margin}")
         self.a, self.b = a, b
         self.deterministic = bool(deterministic)
+        # explore off on both paths, whether or not the env repeats itself: their actions on the same observations
+        # can be compared (the check of a differing seed, tui_eval/engine/proof.py)
+        self.policies_deterministic = self.deterministic if policies_deterministic is None else \
+            bool(policies_deterministic)
+        self.margin_from_floor = bool(margin_from_floor) and margin is None  # --equivalence-margin floor
         self.proof = proof  # shared by the run's comparisons; None: a differing seed decides alone
         self.alpha = float(alpha)
         self.alpha_each = self.alpha / 2.0  # fixed at the start: returns and success, always two
@@ -154,7 +161,9 @@ class Comparison:
         self.burn_in = max(2, int(burn_in))
         self.return_bounds = None if return_bounds is None else (float(return_bounds[0]), float(return_bounds[1]))
         self.margin, self.margin_source = self._fixed_margin(margin, return_bounds)
-        self._margin_open = self.margin is None  # to be frozen once, after the burn-in
+        if self.margin_from_floor:
+            self.margin, self.margin_source = None, "the noise floor, once measured (--equivalence-margin floor)"
+        self._margin_open = self.margin is None and not self.margin_from_floor  # frozen once, after the burn-in
         span = None if self.return_bounds is None else self.return_bounds[1] - self.return_bounds[0]
         d_bounds = None if span is None else (-span, span, "difference of returns in the bounds")
         self._diff = PathStats(d_bounds, self.alpha_each, target_n=self.target_n, burn_in=self.burn_in)
@@ -247,6 +256,22 @@ class Comparison:
             self.margin_source = (f"none: all returns were identical when both paths had {self.margin_burn_in} "
                                   "valid returns (give --equivalence-margin or --return-bounds)")
         self._margin_open = False  # frozen: never recomputed
+
+    def _margin_of_floor(self) -> None:
+        """`--equivalence-margin floor`: the margin is the noise floor's spread (the standard deviation of the first
+        path's own per-seed return differences, replayed alone), fixed once when the floor is measured: "the paths
+        are equivalent" then means "the mean return moves less between them than one path's own noise"."""
+        floor = None if self.proof is None else self.proof.floor
+        if not self.margin_from_floor or floor is None or self.margin is not None:
+            return
+        self.margin_from_floor = False
+        if floor.diff_spread > 0.0:
+            self.margin = float(floor.diff_spread)
+            self.margin_source = (f"the noise floor: the spread of {floor.path}'s own return differences over "
+                                  f"{floor.seeds} seeds replayed alone, fixed then")
+        else:
+            self.margin_source = (f"none: the noise floor is 0 ({floor.path} repeated its episode on {floor.seeds} "
+                                  "seeds replayed alone); give --equivalence-margin D")
 
     def _pair(self, key, ra, rb) -> None:
         """Both results of one seed: the paired difference, identical / differing counts."""
@@ -372,8 +397,11 @@ class Comparison:
         success_diff, success_cs = self.success_difference()
         success_metric = success_cs is not None
         proof = self.proof
+        self._margin_of_floor()
         exact = self.deterministic and not (proof is not None and proof.refuted)
         exact_reason = proof.line if proof is not None and proof.line else None
+        checked = proof is not None and self.policies_deterministic and proof.state in (PROVEN, REFUTED)
+        agreement = proof.agreement if checked and proof is not None else None
         if exact:
             result = self.exact_verdict()
             if result == "differ" and proof is not None and proof.state != PROVEN:
@@ -405,4 +433,7 @@ class Comparison:
             decided_at=None if decision is None else decision.at,
             decided_cs95=None if decision is None else decision.intervals.get("returns"),
             contradicted=self._sticky.contradicted,
+            same_policy=None if agreement is None else agreement.within,
+            agreement=None if agreement is None else agreement.to_json(),
+            noise_floor=None if not checked or proof is None or proof.floor is None else proof.floor.to_json(),
         )
