@@ -12,9 +12,11 @@ from tui_eval.doctor.findings import Finding, diagnose_pair
 from tui_eval.doctor.proofs import Sides, prove, sides_json
 from tui_eval.doctor.repeat import ENV_TOPIC, env_finding, first_repeatable_check
 from tui_eval.doctor.replay import first_divergence, replay
+from tui_eval.doctor.rounding import rounding_finding
 from tui_eval.doctor.static_diff import compare, facts, probe
 from tui_eval.doctor.swaps import settle
 from tui_eval.paths.rerun import Trace
+from tui_eval.stats.guards import returns_identical
 
 #: relative tolerance on an episode's return for "the paths gave the same return on this seed"
 RETURN_RTOL = 1e-4
@@ -150,12 +152,18 @@ def _pair_findings(sides: Sides, batch: dict[str, dict[int, float]], per_path: d
         replay_json["pairs"].append({"paths": [a, b], "step": div.step, "stage": div.stage, "kind": div.kind,
                                      "values": div.values, "stage_match": div.stage_match})
         pair_differs = any(_differs(batch[a][s], batch[b][s]) for s in batch.get(a, {}) if s in batch.get(b, {}))
+        if div.kind == "none" and not returns_identical(traces[a].ret, traces[b].ret):
+            # the actions stay within the tolerance and the returns still part: rounding, when the policies agree
+            findings += _amplified_rounding(sides, a, b, div, chosen, notes) or []
+            continue
         if div.kind in ("none", "unknown") and not pair_differs:
             continue
         coarse = not (traces[a].stages.get("action") and traces[b].stages.get("action"))
         found = diagnose_pair(a, b, per_path, differ, div, chosen,
                               {n: pr.kind for n, pr in sides.probes.items()}, kind.saved_connector_states(), coarse)
         found = prove(found, sides, a, b, div, chosen, notes)
+        if div.kind == "action" and all(f.topic == "unexplained" for f in found):
+            found = _amplified_rounding(sides, a, b, div, chosen, notes) or found
         if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
             for f in found:
                 f.evidence += (f"; returns on seed {chosen}: {a} {batch[a][chosen]:.6g}, {b} "
@@ -163,6 +171,17 @@ def _pair_findings(sides: Sides, batch: dict[str, dict[int, float]], per_path: d
                                f"{' and '.join(t.path for t in (traces[a], traces[b]) if not t.stages)})")
         findings += found
     return findings
+
+
+def _amplified_rounding(sides: Sides, a: str, b: str, div, seed: int, notes: list[str]) -> list[Finding] | None:
+    """The same policy on the same observations: the divergence is amplified rounding (tui_eval/doctor/rounding.py)."""
+    try:
+        built = {n: sides[n] for n in (a, b)}
+        found = rounding_finding(a, b, sides.traces, built, {n: sides.probes[n].path for n in (a, b)}, div, seed)
+    except Exception as exc:  # a policy that cannot be fed observations explains nothing
+        notes.append(f"could not feed {a} and {b} each other's observations: {type(exc).__name__}: {exc}")
+        return None
+    return None if found is None else [found]
 
 
 #: the finding's topic each swappable fact belongs to (tui_eval/doctor/findings.py)

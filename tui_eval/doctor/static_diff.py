@@ -20,6 +20,7 @@ import numpy as np
 
 from tui_eval.doctor.acting import idle_weights
 from tui_eval.doctor.env_facts import physics_facts
+from tui_eval.paths.base import InferencePath
 from tui_eval.paths.rllib_parts import connector_states
 
 #: facts compared across paths, in the order they are shown
@@ -53,7 +54,9 @@ def probe(path, kind) -> Probe:
     parts = path.live_parts()
     if parts is None:
         p.kind = "other"
-        p.notes.append(f"{type(path).__name__} ({base}): only its episodes are compared")
+        replays = type(path).replay is not InferencePath.replay  # its replay and policy still face the probes
+        p.notes.append(f"{type(path).__name__} ({base}): " + ("no settings or env facts to read; its replay and its "
+                       "policy are compared" if replays else "only its episodes are compared"))
         return p
     p.kind, p.module, p.env_to_module, p.module_to_env = parts.label, parts.module, parts.env_to_module, \
         parts.module_to_env

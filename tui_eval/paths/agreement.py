@@ -75,11 +75,19 @@ def agreement(paths: dict[str, InferencePath], a: str, b: str, seed: int,
     """The agreement of paths `a` and `b` on `seed`, both ways where both can be fed (one way where only one can);
     None with the reason when neither can."""
     traces, sides, notes = replay_both({a: paths[a], b: paths[b]}, seed)
+    found, more = agreement_of(seed, a, b, traces, sides, {n: paths[n] for n in (a, b)}, tolerance)
+    return found, notes + more
+
+
+def agreement_of(seed: int, a: str, b: str, traces: dict[str, Trace], sides: dict[str, Side],
+                 paths: dict[str, Any], tolerance: float | None = None) -> tuple[Agreement | None, list[str]]:
+    """`agreement` from replays and sides already made (the doctor's)."""
+    notes: list[str] = []
     directions = [one_way(seed, on, traces[on], other, sides[other])
                   for on, other in ((a, b), (b, a)) if on in traces and other in sides]
     if not directions:
-        return None, notes or [f"neither {a} nor {b} can be fed the other's observations"]
-    dtypes = {n: policy_dtype(paths[n], traces[n].env_actions) for n in traces}
+        return None, [f"neither {a} nor {b} can be fed the other's observations"]
+    dtypes = {n: policy_dtype(paths[n], traces[n].env_actions) for n in traces if n in paths}
     ref = traces[a] if a in traces else traces[b]
     space = next((s.action_space for s in sides.values() if s.action_space is not None), None)
     scale, source = action_scale(ref.env_actions, getattr(space, "low", None), getattr(space, "high", None))

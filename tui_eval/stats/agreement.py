@@ -173,7 +173,9 @@ def measure(directions: Sequence[ActionPairs], tolerance: Tolerance, scale: np.n
     _, d, t = worst
     shown = Worst(d.seed, t, d.on, _plain(d.observations[t]) if t < len(d.observations) else [],
                   {d.on: _plain(d.sent[t]), d.other: _plain(d.given[t])})
-    return Agreement(float(gaps.max()), float(np.percentile(gaps, 99)), float(max_rel), len(per_step), tolerance,
+    huge = np.finfo(float).max  # an infinite gap (a shape or NaN mismatch) ranks above all, without NaN arithmetic
+    p99 = float(np.percentile(np.where(np.isfinite(gaps), gaps, huge), 99, method="higher"))
+    return Agreement(float(gaps.max()), math.inf if p99 == huge else p99, float(max_rel), len(per_step), tolerance,
                      within, tuple(sorted({d.seed for d in directions})), discrete, mismatches, shown, scale_source,
                      dict(dtypes or {}))
 

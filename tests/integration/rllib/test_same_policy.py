@@ -83,3 +83,18 @@ def test_an_env_that_does_not_repeat_itself_has_a_noise_floor_and_a_statistical_
     # --equivalence-margin floor: the margin is the floor's spread, fixed once measured
     assert summary.margin == floor["diff_spread"] and "noise floor" in summary.margin_source
     assert "does not repeat itself from its seed" in engine.proof.line
+
+
+def test_the_doctor_explains_a_same_policy_divergence_as_amplified_rounding(tmp_path):
+    from tests.support.engines import plan_for
+    from tui_eval.doctor.core import diagnose_plan
+    from tui_eval.doctor.findings import UNEXPLAINED
+
+    plan = plan_for(PENDULUM, *against("float64_pipelines"), log=tmp_path / "run.sqlite")
+    diagnosis = diagnose_plan(plan, seed=1000000012)  # a seed whose episodes part (the run above shows it)
+    first = diagnosis.findings[0]
+    assert first.topic == "rounding" and first.paths == ["connectors", "mine"]
+    assert "part because the dynamics amplify rounding" in first.cause
+    assert f"the actions sent part beyond the tolerance at step {first.step}" in first.evidence
+    assert "a thousandfold by step" in first.evidence and "nothing to fix" in first.fix
+    assert not any(UNEXPLAINED in f.cause for f in diagnosis.findings)
