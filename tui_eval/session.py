@@ -106,12 +106,26 @@ def _plan(spec: RunSpec) -> Plan:
     global_rng.keep_apart(seeding.draws)  # before any env is built, here or in a path's process
     facts["env randomness"] = global_rng.describe(seeding.draws)
     facts["processes"] = processes_line(spec, kind, paths)
+    facts["arithmetic"] = arithmetic_line(spec)
     plan = Plan(spec, kind, paths, explore, source, seeds, note, log_path, facts,
                 repeatable_seeds=seeding.repeats is not False)
     bounds = return_bounds(plan)
     facts["return bounds"] = (f"{bounds[0]:g} .. {bounds[1]:g} ({bounds[2]})" if bounds is not None
                               else "unknown (asymptotic intervals from 30 episodes; --return-bounds LO:HI)")
     return plan
+
+
+def arithmetic_line(spec: RunSpec) -> str:
+    """Where and in which arithmetic the policies run, and what counts as the same action: a GPU's TF32 or cuDNN
+    kernels round otherwise than a CPU export, and the verdict's SAME POLICY is judged to this tolerance."""
+    import torch
+
+    cuda = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    tolerance = (f"within {spec.action_tolerance:g} (--action-tolerance)" if spec.action_tolerance is not None else
+                 "within 1e-5 for float32 policies, 1e-9 for float64 (the coarser type of two paths decides)")
+    return (f"policies on {spec.device} (exports: onnxruntime on the CPU); torch float32 matmul precision "
+            f"{torch.get_float32_matmul_precision()}, TF32 matmul {'on' if cuda[0] else 'off'}, cuDNN TF32 "
+            f"{'on' if cuda[1] else 'off'}; the same action on the same observation {tolerance}")
 
 
 def start_path_processes_ahead(spec: RunSpec) -> None:
