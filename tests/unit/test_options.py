@@ -52,7 +52,8 @@ def specs(draw, fields=ANY_FIELDS) -> RunSpec:
         "env_config": st.dictionaries(texts, json_values, min_size=1, max_size=3),
         "vs_env_config": st.dictionaries(texts, json_values, min_size=1, max_size=3),
         "num_envs": st.integers(1, 4096), "workers": st.integers(2, 64), "step_timeout": floats,
-        "equivalence_margin": floats, "ray_address": texts,
+        "equivalence_margin": st.one_of(st.floats(1e-9, 1e12), st.just("floor")), "ray_address": texts,
+        "action_tolerance": st.floats(1e-12, 1e3),
         "return_bounds": st.tuples(floats, floats).filter(lambda b: b[0] < b[1]),
         **{opt.dest: st.just(True) for opt in RUN_OPTIONS if opt.action == "store_true"},  # flags: on
     }.items():

@@ -58,8 +58,8 @@ def main(address: str, warm: str = "") -> None:
     for entry in reversed(setup.get("sys_path", [])):  # the run's modules (the user's, --import) as it sees them
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    if verb == "check":  # the paths' policies on the same observations (tui_eval/isolation/check.py)
-        from tui_eval.isolation.check import serve_check
+    if verb == "check":  # the paths' policies on the same observations (tui_eval/isolation/check_serve.py)
+        from tui_eval.isolation.check_serve import serve_check
 
         serve_check(conn, spec, name, setup)
         return
