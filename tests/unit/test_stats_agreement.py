@@ -101,3 +101,32 @@ def test_the_noise_floor_is_the_spread_of_a_path_against_itself():
     assert not floor.zero and NoiseFloor.from_json(floor.to_json()) == floor
     zero = noise_floor("runner", [5.0, 6.0], [5.0, 6.0], [True, True])
     assert zero.zero and zero.diff_spread == 0.0
+
+
+def test_a_same_policy_comparison_is_statistical_and_every_view_says_same_policy_first():
+    """The views' words for a checked pair (the headless table and report, `ls`, the app's bar), from a real
+    `Comparison` whose shared proof holds a check's answer: within the tolerance, refuted, a floor of 0."""
+    from tui_eval.commands.ls import verdict_cell
+    from tui_eval.config.spec import EpisodeRecord
+    from tui_eval.stats.compare import Comparison
+    from tui_eval.stats.exact_proof import REFUTED, ExactProof
+    from tui_eval.ui.widgets.verdict import verdict_text
+    from tui_eval.views.format import verdict_line
+
+    proof = ExactProof()
+    cmp = Comparison("runner", "onnx", deterministic=True, proof=proof, margin=1.0)
+    for seed in range(40):
+        for path, ret in (("runner", 10.0 + seed), ("onnx", 10.0 + seed + (1e-6 if seed == 3 else 0.0))):
+            cmp.add(EpisodeRecord(path=path, seed=seed, block=0, ret=ret, length=100, explore=False))
+    assert cmp.summary().verdict == "undecided"  # a differing seed waits for its check
+    proof.state, proof.seed = REFUTED, 3
+    proof.agreement = measure([pairs([[0.5]], [[0.5 + 1e-7]])], F32)
+    proof.floor = noise_floor("runner", [13.0], [13.0], [True])
+    summary = cmp.summary()
+    assert summary.same_policy is True and not summary.exact and summary.verdict == "equivalent"
+    line = verdict_line(summary)
+    assert line.startswith("verdict: SAME POLICY (max |Δaction| 1.2e-07 ≤ 1e-05); returns EQUIVALENT within ±1.00")
+    assert "noise floor 0: runner against itself on 1 seed(s)" in line
+    assert verdict_cell({"verdict": "equivalent", "snapshot": {"comparison": summary.to_json()}}) == \
+        "SAME POLICY (returns equivalent)"
+    assert verdict_text(summary).plain.startswith(" SAME POLICY  max |Δaction| 1.2e-07 ≤ 1e-05;  returns EQUIVALENT")
