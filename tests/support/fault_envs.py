@@ -53,11 +53,17 @@ RELEASE_FROZEN = threading.Event()
 
 
 class FreezingCartPole(_BreaksOnSomeSeeds):
-    """On a breaking seed, step BREAK_AT_STEP never returns (a simulator that hangs)."""
+    """On a breaking seed, step BREAK_AT_STEP never returns (a simulator that hangs). The file named by
+    $TUI_EVAL_TEST_FREEZE_MARK, if set, is created as the step freezes: a test knows the step is stuck."""
 
     def step(self, action):
         self._t += 1
         if self._breaks and self._t == BREAK_AT_STEP:
+            import os
+
+            mark = os.environ.get("TUI_EVAL_TEST_FREEZE_MARK")
+            if mark:
+                open(mark, "a").close()
             RELEASE_FROZEN.wait(600)
         return super().step(action)
 
