@@ -102,7 +102,8 @@ def settle(proof: ExactProof, a: str, b: str, first: Any, answer: dict[str, Any]
     parted = [f"{name} gave {_shown(recorded)} in the run and {_again(replays[name]['record'])} alone"
               for name, recorded in ((a, first.a), (b, first.b)) if not replays[name]["same"]]
     proof.repeats = not parted
-    proof.agreement = Agreement.from_json(answer.get("agreement"))
+    found = Agreement.from_json(answer.get("agreement"))
+    proof.agreement = found if found is not None and found.steps > 0 else None  # nothing compared claims nothing
     proof.floor = NoiseFloor.from_json(answer.get("floor"))
     proof.agreement_note = "; ".join(answer.get("notes") or [])
     repeat_text = (f"each path alone gave its own return again ({a} {_shown(first.a)}, {b} {_shown(first.b)})"

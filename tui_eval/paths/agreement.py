@@ -37,10 +37,15 @@ def replay_both(paths: dict[str, InferencePath], seed: int) -> tuple[dict[str, T
     return traces, sides, notes
 
 
+def _inputs(trace: Trace) -> list[Any]:
+    """The observations a policy is fed again: as the env gave them (a Dict stays a Dict), else the `obs` stage."""
+    return trace.inputs if trace.inputs is not None else trace.stages.get("obs", [])
+
+
 def one_way(seed: int, on: str, trace: Trace, other: str, side: Side) -> ActionPairs:
     """`other`'s policy on `on`'s observations of `seed`, beside the actions `on` sent."""
     assert side.stepper is not None
-    inputs = trace.inputs if trace.inputs is not None else trace.stages.get("obs", [])
+    inputs = _inputs(trace)
     sent = trace.env_actions[: len(inputs)]
     given = run_policy(side.stepper, [], inputs[: len(sent)])
     return ActionPairs(seed, on, other, list(trace.stages.get("obs", [])), list(sent), given)
@@ -83,10 +88,14 @@ def agreement_of(seed: int, a: str, b: str, traces: dict[str, Trace], sides: dic
                  paths: dict[str, Any], tolerance: float | None = None) -> tuple[Agreement | None, list[str]]:
     """`agreement` from replays and sides already made (the doctor's)."""
     notes: list[str] = []
-    directions = [one_way(seed, on, traces[on], other, sides[other])
-                  for on, other in ((a, b), (b, a)) if on in traces and other in sides]
+    fed = [(on, other) for on, other in ((a, b), (b, a)) if on in traces and other in sides]
+    blind = [on for on, _ in fed if not _inputs(traces[on])]
+    notes += [f"{on} records the actions it sent but not its observations (an episode-form --path loop)" for on in
+              blind]
+    directions = [one_way(seed, on, traces[on], other, sides[other]) for on, other in fed if on not in blind]
+    directions = [d for d in directions if d.sent]
     if not directions:
-        return None, [f"neither {a} nor {b} can be fed the other's observations"]
+        return None, notes + [f"neither {a} nor {b} can be fed the other's observations"]
     dtypes = {n: policy_dtype(paths[n], traces[n].env_actions) for n in traces if n in paths}
     ref = traces[a] if a in traces else traces[b]
     space = next((s.action_space for s in sides.values() if s.action_space is not None), None)
