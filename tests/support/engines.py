@@ -79,3 +79,42 @@ def headless_until_silent(engine, release) -> tuple[int, str]:
     watcher.join(5)
     assert seen.is_set() and code == 0, err.getvalue()[-2000:]
     return code, err.getvalue()
+
+
+def resample_then_explore(engine, name: str = "connectors", replayed: int = 4) -> dict:
+    """Drive a started engine whose path `name` is deterministic, on seeds `0:` (no episode limit), through the
+    live controls: resample to a fresh block, turn explore on (a block of its own), then resample back onto its
+    first `replayed` seeds, which ends the run once they are played. Returns the blocks and the records."""
+    from tests.support.common import wait_until
+    from tui_eval.config.spec import SeedBlock
+
+    def recorded(block: int, at_least: int) -> None:
+        wait_until(lambda: len([r for r in engine.log.records() if r.block == block and r.path == name])
+                   >= at_least, timeout=180)
+
+    recorded(0, replayed + 2)  # seeds 0.. of block 0, replayed + 2 of them at least
+    fresh = engine.resample()
+    recorded(1, 2)
+    exploring = engine.set_explore(name, True)
+    recorded(2, 2)
+    again = engine.resample(SeedBlock(0, replayed), reason="the first seeds again")
+    assert engine.wait(180), "the run did not end after its last block"
+    records = engine.log.records()
+    return {"blocks": [engine.blocks[0], fresh, exploring, again], "records": records}
+
+
+def assert_resampled_and_explored(result: dict, path: str = "connectors", replayed: int = 4) -> None:
+    """What `resample_then_explore` must give: each block's seeds its own, explore off until it was turned on, and
+    sampling on seeds the greedy policy played before gives other episodes."""
+    first, fresh, exploring, again = result["blocks"]
+    records = [r for r in result["records"] if r.path == path]
+    block = {i: [r for r in records if r.block == i] for i in range(4)}
+    seeds = {i: sorted(r.seed for r in rs) for i, rs in block.items()}
+    assert first.start == 0 and all(len(seeds[i]) == len(set(seeds[i])) for i in seeds)  # each seed once a block
+    assert fresh.start > max(seeds[0]) and all(s >= fresh.start for s in seeds[1])  # held-out: never run before
+    assert exploring.start > max(seeds[1]) and all(s >= exploring.start for s in seeds[2])
+    assert seeds[3] == list(range(replayed)) and set(seeds[3]) <= set(seeds[0])
+    assert all(r.explore is False for i in (0, 1) for r in block[i])
+    assert all(r.explore is True for i in (2, 3) for r in block[i])  # the path's own process sampled
+    greedy = {r.seed: r.ret for r in block[0]}
+    assert any(r.ret != greedy[r.seed] for r in block[3]), "explore on played the greedy episodes again"
