@@ -11,7 +11,6 @@ import shutil
 import pytest
 
 from tests.support.bad_input import assert_one_line_error, in_process
-from tui_eval.engine.decide import gate_answer, gate_exit_code
 from tui_eval.integrations.rllib.paths.layout import MODULES_DIR
 from tui_eval.log.store import RunLog
 
@@ -30,7 +29,9 @@ def test_vs_compares_every_module_and_the_team_and_the_gate_reads_the_module_vie
                         "--log", tmp_path / "run.sqlite")
     summary = json.loads((tmp_path / "s.json").read_text())
     episodes = summary["episodes"]
-    assert result.returncode == gate_exit_code(summary), result.stderr[-3000:]
+    # the module's returns are a few dozen on both checkpoints: nowhere near 1000 worse, and 32 pairs give
+    # the interval (30 are needed), so the gate answers "not worse": exit 0
+    assert result.returncode == 0, result.stderr[-3000:]
     baseline = _per_module(episodes, "vs")  # the baseline's `connectors` path
     assert len(baseline) == 32 and all(list(modules) == MODULES for modules in baseline.values())
     candidate = _per_module(episodes, "connectors")
@@ -45,8 +46,10 @@ def test_vs_compares_every_module_and_the_team_and_the_gate_reads_the_module_vie
     # the gate's answer is module p1's comparison (the view), not the team's
     assert summary["module_view"] == "p1"
     assert summary["comparison"]["diff_cs95"] == summary["modules"]["p1"]["comparison"]["diff_cs95"]
-    assert summary["decision"]["answer"] == gate_answer(summary["modules"]["p1"]["comparison"], 1000.0, None)
-    assert f"gate: {summary['decision']['answer']} after 32 pairs" in result.stdout
+    p1 = summary["modules"]["p1"]["comparison"]
+    assert p1["a"] == "connectors" and p1["diff_cs95"][0] > -1000  # candidate - baseline: above -margin
+    assert summary["decision"]["answer"] == "not worse"
+    assert "gate: not worse after 32 pairs" in result.stdout
 
 
 def _renamed_module(zoo, tmp_path):
