@@ -125,7 +125,8 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
         unrepeated = first_repeatable_check(probes, sides.traces, chosen)
         proofs, acting = settle(sides, differ, chosen)
         inert = {fact: {"values": differ.pop(fact), "proof": proof} for fact, proof in proofs.items()}
-        findings = _pair_findings(sides, batch, per_path, differ, kind, chosen, notes, replay_json)
+        findings = _pair_findings(sides, batch, per_path, differ, kind, chosen, notes, replay_json,
+                                  env_repeats=unrepeated is None)
         _add_counterfactuals(findings, acting)
         if unrepeated is not None:
             env_first(findings, names, unrepeated.proof())
@@ -141,8 +142,9 @@ def diagnose_paths(built: dict[str, Any], kind, batch: dict[str, dict[int, float
 
 def _pair_findings(sides: Sides, batch: dict[str, dict[int, float]], per_path: dict[str, dict[str, Any]],
                    differ: dict[str, dict[str, Any]], kind, chosen: int, notes: list[str],
-                   replay_json: dict[str, Any]) -> list[Finding]:
-    """The findings of the first path against each other one that diverged from it (or whose returns differ)."""
+                   replay_json: dict[str, Any], env_repeats: bool = True) -> list[Finding]:
+    """The findings of the first path against each other one that diverged from it (or whose returns differ); with
+    `env_repeats` (one path replayed twice gave one episode), a same-policy pair's divergence is amplified rounding."""
     traces, names = sides.traces, list(sides.traces)
     replay_json["pairs"] = []
     findings: list[Finding] = []
@@ -152,7 +154,7 @@ def _pair_findings(sides: Sides, batch: dict[str, dict[int, float]], per_path: d
         replay_json["pairs"].append({"paths": [a, b], "step": div.step, "stage": div.stage, "kind": div.kind,
                                      "values": div.values, "stage_match": div.stage_match})
         pair_differs = any(_differs(batch[a][s], batch[b][s]) for s in batch.get(a, {}) if s in batch.get(b, {}))
-        if div.kind == "none" and not returns_identical(traces[a].ret, traces[b].ret):
+        if env_repeats and div.kind == "none" and not returns_identical(traces[a].ret, traces[b].ret):
             # the actions stay within the tolerance and the returns still part: rounding, when the policies agree
             findings += _amplified_rounding(sides, a, b, div, chosen, notes) or []
             continue
@@ -162,7 +164,7 @@ def _pair_findings(sides: Sides, batch: dict[str, dict[int, float]], per_path: d
         found = diagnose_pair(a, b, per_path, differ, div, chosen,
                               {n: pr.kind for n, pr in sides.probes.items()}, kind.saved_connector_states(), coarse)
         found = prove(found, sides, a, b, div, chosen, notes)
-        if div.kind == "action" and all(f.topic == "unexplained" for f in found):
+        if env_repeats and div.kind == "action" and all(f.topic == "unexplained" for f in found):
             found = _amplified_rounding(sides, a, b, div, chosen, notes) or found
         if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
             for f in found:

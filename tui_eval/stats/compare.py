@@ -102,6 +102,15 @@ class _Side:
         return self.m2 / (self.n - 1) if self.n > 1 else math.nan
 
 
+def _check_arguments(a: str, b: str, alpha: float, margin: float | None) -> None:
+    if a == b:
+        raise ValueError(f"compare two different paths, got {a!r} twice")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if margin is not None and not margin > 0.0:
+        raise ValueError(f"margin must be > 0, got {margin}")
+
+
 class Comparison:
     """Compare paths `a` and `b` from their episode records (records of other paths are ignored).
 
@@ -138,12 +147,7 @@ class Comparison:
         policies_deterministic: bool | None = None,
         margin_from_floor: bool = False,
     ) -> None:
-        if a == b:
-            raise ValueError(f"compare two different paths, got {a!r} twice")
-        if not 0.0 < alpha < 1.0:
-            raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-        if margin is not None and not margin > 0.0:
-            raise ValueError(f"margin must be > 0, got {margin}")
+        _check_arguments(a, b, alpha, margin)
         self.a, self.b = a, b
         self.deterministic = bool(deterministic)
         # explore off on both paths, whether or not the env repeats itself: their actions on the same observations
@@ -160,9 +164,7 @@ class Comparison:
         self.target_n = int(target_n)
         self.burn_in = max(2, int(burn_in))
         self.return_bounds = None if return_bounds is None else (float(return_bounds[0]), float(return_bounds[1]))
-        self.margin, self.margin_source = self._fixed_margin(margin, return_bounds)
-        if self.margin_from_floor:
-            self.margin, self.margin_source = None, "the noise floor, once measured (--equivalence-margin floor)"
+        self.margin, self.margin_source = self._fixed_margin(margin, return_bounds, self.margin_from_floor)
         self._margin_open = self.margin is None and not self.margin_from_floor  # frozen once, after the burn-in
         span = None if self.return_bounds is None else self.return_bounds[1] - self.return_bounds[0]
         d_bounds = None if span is None else (-span, span, "difference of returns in the bounds")
@@ -187,7 +189,9 @@ class Comparison:
         self._hi = -math.inf
         self._sticky = StickyVerdict()  # running intersections and the decision, kept across summaries
 
-    def _fixed_margin(self, margin, bounds) -> tuple[float | None, str]:
+    def _fixed_margin(self, margin, bounds, from_floor: bool = False) -> tuple[float | None, str]:
+        if from_floor:
+            return None, "the noise floor, once measured (--equivalence-margin floor)"
         if margin is not None:
             return float(margin), "given"
         if bounds is not None:
