@@ -201,6 +201,7 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
         repeatable_seeds=plan.repeatable_seeds, versions=versions(), started_at=time.time(), status=RunStatus.LOADING,
     ).write(log)
     built = load_paths(plan, on_loaded)
+    RunMeta(contract=deploy_contract(plan.kind)).write(log)
     bounds = return_bounds(plan)
     RunMeta(descriptions={p.name: p.description for p in built}, status=RunStatus.RUNNING,
             return_bounds=None if bounds is None else list(bounds)).write(log)
@@ -210,6 +211,17 @@ def start_engine(plan: Plan, on_loaded: Callable[[str, float], object] | None = 
                     action_tolerance=spec.action_tolerance)
     watch_decision(engine, spec)  # --until-decided: ends the run at the answer
     return engine
+
+
+def deploy_contract(kind: CheckpointKind) -> dict | None:
+    """The kind's deployment contract as JSON (None where its exports carry none); one that cannot be read is a note,
+    never a failed run."""
+    try:
+        contract = kind.deploy_contract()
+    except Exception as exc:  # the env or the export could not be read: the run goes on without the check
+        return {"source": "the export's deployment contract", "items": [],
+                "notes": [f"could not be checked against the env: {first_line(exc, 200)}"]}
+    return None if contract is None else contract.to_json()
 
 
 def load_paths(plan: Plan, on_loaded: Callable[[str, float], object] | None = None) -> list[InferencePath]:

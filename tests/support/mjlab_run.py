@@ -46,12 +46,34 @@ def write_onnx(run: Path) -> Path:
     runner.load(str(run / f"model_{ITERATIONS - 1}.pt"), load_cfg={"actor": True}, strict=True, map_location="cpu")
     with contextlib.redirect_stdout(io.StringIO()):  # the runner prints its models
         runner.export_policy_to_onnx(str(run), f"{run.name}.onnx")
-    joints = list(env.unwrapped.scene["cartpole"].joint_names)
-    attach_metadata_to_onnx(str(run / f"{run.name}.onnx"),
-                            {"run_path": "local", "joint_names": joints,
-                             "observation_names": list(env.unwrapped.observation_manager.active_terms["actor"])})
+    attach_metadata_to_onnx(str(run / f"{run.name}.onnx"), base_metadata(env.unwrapped))
     env.close()
     return run / f"{run.name}.onnx"
+
+
+def base_metadata(env) -> dict:
+    """mjlab's `get_base_metadata(env, "local")`, written out for the cartpole (whose entity is `cartpole`, not
+    `robot`, and whose action term is `effort`, not `joint_pos`): the same fields from the same places."""
+    robot = env.scene["cartpole"]
+    action = env.action_manager.get_term("effort")
+    ctrl = {a.target.split("/")[-1]: a.id for a in robot.spec.actuators}
+    ids = [ctrl[j] for j in robot.joint_names if j in ctrl]
+    model = env.sim.mj_model
+    terms = list(env.observation_manager.active_terms["actor"])
+    cfgs = [env.observation_manager.get_term_cfg("actor", t) for t in terms]
+    scale = action._scale
+    return {
+        "run_path": "local", "joint_names": list(robot.joint_names),
+        "joint_stiffness": model.actuator_gainprm[ids, 0].tolist(),
+        "joint_damping": (-model.actuator_biasprm[ids, 2]).tolist(),
+        "default_joint_pos": robot.data.default_joint_pos[0].cpu().tolist(),
+        "command_names": list(env.command_manager.active_terms), "observation_names": terms,
+        "observation_terms_scale": [1.0 if c.scale is None else c.scale for c in cfgs],
+        "observation_terms_flatten_history_dim": [c.flatten_history_dim for c in cfgs],
+        "observation_terms_history_length": [c.history_length for c in cfgs],
+        "observation_terms_clip": [[float("-inf"), float("inf")] if c.clip is None else list(c.clip) for c in cfgs],
+        "action_scale": scale[0].cpu().tolist() if hasattr(scale, "cpu") else [float(scale)] * action.action_dim,
+    }
 
 
 if __name__ == "__main__":
@@ -61,3 +83,18 @@ if __name__ == "__main__":
     run_folder = train(out)
     write_onnx(run_folder)
     print(run_folder)
+
+
+def with_metadata(run: Path, out: Path, **changes: str) -> Path:
+    """A copy of the run folder whose `<run>.onnx` metadata has `changes` (field -> text as mjlab writes it)."""
+    import onnx
+
+    copy = out / run.name
+    shutil.copytree(run, copy)
+    path = copy / f"{run.name}.onnx"
+    model = onnx.load(str(path), load_external_data=False)
+    for prop in model.metadata_props:
+        if prop.key in changes:
+            prop.value = changes[prop.key]
+    onnx.save(model, str(path))
+    return copy

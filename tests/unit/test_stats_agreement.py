@@ -130,3 +130,18 @@ def test_a_same_policy_comparison_is_statistical_and_every_view_says_same_policy
     assert verdict_cell({"verdict": "equivalent", "snapshot": {"comparison": summary.to_json()}}) == \
         "SAME POLICY (returns equivalent)"
     assert verdict_text(summary).plain.startswith(" SAME POLICY  max |Δaction| 1.2e-07 ≤ 1e-05;  returns EQUIVALENT")
+
+
+def test_a_contract_number_rounded_to_the_exports_precision_is_kept_and_said():
+    from tui_eval.envs.contract import compare_names, compare_numbers
+
+    rounded = compare_numbers("action scale", [0.373, 0.249], [0.372753, 0.24925], 3, ["hip", "knee"])
+    assert rounded.ok and rounded.note == "rounded to 3 decimals (0.249 vs 0.24925, 0.1 %)"  # the largest rounding
+    go1 = compare_numbers("action scale", [0.373], [0.372753], 3)
+    assert go1.ok and go1.note == "rounded to 3 decimals (0.373 vs 0.372753, 0.066 %)"
+    wrong = compare_numbers("action scale", [0.186, 0.249], [0.372753, 0.24925], 3, ["hip", "knee"])
+    assert not wrong.ok and wrong.note == "hip: 0.186 in the export, 0.372753 in the env"
+    assert not compare_numbers("joint stiffness", [1.0], [1.0, 2.0]).ok
+    assert compare_names("joint order", ["a", "b"], ["a", "c"]).note == "not in the env: b; not in the export: c"
+    unsaid = compare_numbers("joint damping", None, [0.5])
+    assert unsaid.ok and unsaid.note == "the export does not say"

@@ -268,6 +268,11 @@ class CheckpointKind(ABC):
     def prepare_process(self, paths: list[str]) -> None:
         """Process-wide set-up the named paths need, done before any UI takes over stdin/stdout."""
 
+    def deploy_contract(self) -> Any:
+        """The deployment contract of the export the run deploys, checked against the env
+        (tui_eval/envs/contract.py: a `Contract`), or None where the kind's exports carry none."""
+        return None
+
     def default_return_bounds(self) -> tuple[float, float, str] | None:
         """Known bounds on an episode's return and where they come from, if the env allows knowing them."""
         return None

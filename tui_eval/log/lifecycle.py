@@ -97,7 +97,8 @@ class RunMeta:
     snapshot: Mapping[str, Any] | None = None  # {"paths": summaries, "comparison": ComparisonSummary.to_json()}
     resumed_at: list[float] | None = None
     incidents: Sequence[Mapping[str, Any]] | None = None  # every worker restart, loss and wait (cluster)
-    exact_proof: Mapping[str, Any] | None = None  # the first differing seed's replay (stats/exact_proof.py)
+    exact_proof: Mapping[str, Any] | None = None  # the first differing seed's check (stats/exact_proof.py)
+    contract: Mapping[str, Any] | None = None  # the export's deploy contract vs the env (envs/contract.py)
     decision: Mapping[str, Any] | None = None  # --until-decided / --fail-if-worse: the answer, when reached
     # written at the end
     finished_at: float | None = None

@@ -27,7 +27,7 @@ import numpy as np
 from tui_eval.config.spec import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, RunStats
 from tui_eval.stats.run import explore_label
-from tui_eval.views.format import comparison_text, level, on_off, path_rows, verdict_line
+from tui_eval.views.format import comparison_text, contract_headline, level, on_off, path_rows, verdict_line
 from tui_eval.views.module_summary import module_ids
 from tui_eval.views.paired import paired_points
 from tui_eval.views.summary import build_summary, empty_stats
@@ -246,6 +246,9 @@ def caption(summary: dict[str, Any], meta: dict[str, Any], name: str) -> list[st
     import tui_eval
 
     lines = [line.strip() for line in comparison_text(summary).splitlines()]
+    contract = contract_headline(summary.get("contract"))
+    if contract is not None:
+        lines.append(contract)
     for module, part in (summary.get("modules") or {}).items():
         compared = part.get("comparison")
         if compared is not None and compared.get("verdict") != "void":

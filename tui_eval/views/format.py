@@ -279,10 +279,42 @@ def summary_table(summary: dict[str, Any]) -> str:
     if methods:
         text += "\nanytime 95%: " + "; ".join(methods)
     text += reward_terms_table(summary)
+    text += "".join("\n" + line for line in contract_lines(summary.get("contract")))
     text += "\n" + comparison_text(summary)
     text += "".join("\n" + line for line in module_lines(summary))  # multi-agent runs: per module
     decided = decision_line(summary)  # --until-decided / --fail-if-worse
     return text if decided is None else text + "\n" + decided
+
+
+def contract_mark(item: dict[str, Any]) -> str:
+    """✓ agreed (perhaps rounded), ✗ mismatched, – the export does not say."""
+    return "–" if item.get("export") is None else ("✓" if item["ok"] else "✗")
+
+
+def contract_lines(contract: dict[str, Any] | None) -> list[str]:
+    """The export's deployment contract item by item against the env: ✓ / ✗ / – with the note."""
+    if not contract:
+        return []
+    lines = [f"deployment contract: {contract['source']}"]
+    for item in contract.get("items", []):
+        mark, note = contract_mark(item), item.get("note") or ""
+        lines.append(f"  {mark} {item['name']}" + (f": {note}" if note else ""))
+    lines += [f"  note: {n}" for n in contract.get("notes", [])]
+    return lines
+
+
+def contract_headline(contract: dict[str, Any] | None) -> str | None:
+    """One line: how many items agree, and the first that does not."""
+    if not contract:
+        return None
+    items = contract.get("items", [])
+    broken = [i for i in items if not i["ok"]]
+    agreed = sum(1 for i in items if i["ok"] and i.get("export") is not None)
+    unsaid = sum(1 for i in items if i.get("export") is None)
+    head = f"deployment contract: {agreed} ✓, {len(broken)} ✗" + (f", {unsaid} not in the export" if unsaid else "")
+    if broken:
+        head += f" (first: {broken[0]['name']}: {broken[0].get('note', '')})"
+    return head + "".join(f"; {n}" for n in contract.get("notes", []))
 
 
 def comparison_text(summary: dict[str, Any]) -> str:

@@ -102,6 +102,8 @@ def build_summary(meta: dict[str, Any], stats: RunStats, records: list[EpisodeRe
         "comparison": compared, **({"episodes": [r.to_json() for r in records]} if with_episodes else {}),
         **modules_summary(meta, records, void),  # multi-agent runs: per module, and the team
     }
+    if meta.get("contract") is not None:  # the export's deployment contract against the env
+        document["contract"] = meta["contract"]
     terms = reward_terms_summary(list(paths), records)
     if terms is not None:
         document["reward_terms"] = terms

@@ -114,6 +114,21 @@ class MjlabKind(RslRlKind):
                 facts["onnx metadata"] = metadata_line(meta)
         return facts
 
+    def deploy_contract(self) -> Any:
+        """`<run>.onnx`'s metadata against one world of the env the run builds (mjlab/contract.py); None without
+        a deployed export or with a `--vecenv` factory (no mjlab env to read)."""
+        if self.deployed is None or self.vecenv:
+            return None
+        from tui_eval.integrations.rsl_rl.mjlab.contract import read_contract
+        from tui_eval.integrations.rsl_rl.mjlab.env import make_env
+
+        env = make_env(1, self.spec.device, HELD_OUT_START, str(self.env_id), self.env_config,
+                       dict(self.raw_cfg or self.cfg))
+        try:
+            return read_contract(self.deployed, onnx_metadata(self.deployed), env.unwrapped)
+        finally:
+            env.close()
+
     def own_paths(self) -> list[PathEntry]:
         entries = super().own_paths()
         if self.deployed is None:

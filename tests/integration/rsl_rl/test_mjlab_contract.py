@@ -1,0 +1,91 @@
+"""The deployment contract of an mjlab run's `<run>.onnx` (its metadata, as mjlab's exporter writes it) checked
+item by item against the env the run builds: all ✓ for a faithful export; a planted mismatch (one joint's stiffness,
+two joint names swapped, the action scale halved) named with both values, first among the doctor's findings;
+metadata that cannot be read is one note and the run goes on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip install -e '.[mjlab]'")
+
+from tests.support.common import cli  # noqa: E402
+from tests.support.jobs import MJLAB_RUN  # noqa: E402
+from tests.support.mjlab_run import with_metadata  # noqa: E402
+from tui_eval.config.spec import RunSpec  # noqa: E402
+from tui_eval.doctor.contract import contract_findings  # noqa: E402
+from tui_eval.kinds import load_kind  # noqa: E402
+
+TASK = "Mjlab-Cartpole-Balance"
+SHORT = json.dumps({"episode_length_s": 1.0})
+QUIET = {"CUDA_VISIBLE_DEVICES": ""}
+ITEMS = ["joint order", "joint stiffness", "joint damping", "default joint positions", "action scale",
+         "observation terms", "observation scale", "observation clip", "observation history",
+         "observation history dim", "command names"]
+
+
+@pytest.fixture(scope="module")
+def run_folder(prefetcher, tmp_path_factory) -> Path:
+    proc, out = prefetcher.wait(MJLAB_RUN, tmp_path_factory.mktemp("mjlab"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return Path(proc.stdout.strip().splitlines()[-1])
+
+
+def contract_of(folder: Path) -> dict:
+    return load_kind(RunSpec(checkpoint=str(folder), env_id=TASK, num_envs=1)).deploy_contract().to_json()
+
+
+def test_a_faithful_export_keeps_its_contract_item_by_item_in_the_table_and_json(run_folder, tmp_path):
+    out = tmp_path / "summary.json"
+    proc = cli(run_folder, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "8", "--num-envs", "8",
+               "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    contract = json.loads(out.read_text())["contract"]
+    assert [i["name"] for i in contract["items"]] == ITEMS and contract["notes"] == []
+    assert all(i["ok"] and i["export"] is not None for i in contract["items"]), contract
+    joints = next(i for i in contract["items"] if i["name"] == "joint order")
+    assert joints["export"] == joints["env"] == ["slider", "hinge_1"]
+    assert f"deployment contract: {run_folder.name}.onnx's metadata" in proc.stdout
+    assert "  ✓ joint stiffness" in proc.stdout and "✗" not in proc.stdout
+
+
+@pytest.mark.parametrize("change, item, note", [
+    ({"joint_stiffness": "5.000"}, "joint stiffness", "slider: 5 in the export, 1 in the env"),
+    ({"joint_names": "hinge_1,slider"}, "joint order",
+     "another order: position 0 is hinge_1 in the export, slider in the env"),
+    ({"action_scale": "0.500"}, "action scale", "slider: 0.5 in the export, 1 in the env"),
+])
+def test_a_planted_mismatch_is_named_with_both_values_and_is_the_doctors_first_finding(run_folder, tmp_path, change,
+                                                                                       item, note):
+    contract = contract_of(with_metadata(run_folder, tmp_path, **change))
+    broken = [i for i in contract["items"] if not i["ok"]]
+    assert [i["name"] for i in broken] == [item] and broken[0]["note"] == note
+    first = contract_findings(contract, ["runner", "onnx"])[0]
+    assert first.stage == "contract" and f"states the {item} otherwise than the env" in first.cause
+    assert first.evidence.startswith(f"export: {broken[0]['export']}; env: {broken[0]['env']}")
+
+
+def test_the_doctor_puts_a_planted_stiffness_first(run_folder, tmp_path):
+    planted = with_metadata(run_folder, tmp_path, joint_stiffness="5.000")
+    proc = cli("diagnose", planted, "--env", TASK, "--env-config", SHORT, "--num-envs", "8", "--seed", "1000000000",
+               env=QUIET, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[1].startswith("1. the export's deployment contract states the joint stiffness "
+                                                  "otherwise than the env")
+
+
+def test_metadata_that_cannot_be_read_is_one_note_and_the_run_goes_on(run_folder, tmp_path):
+    broken = with_metadata(run_folder, tmp_path, joint_damping="soft,stiff")
+    contract = contract_of(broken)
+    assert contract["items"] == []
+    assert contract["notes"] == ["the export's metadata field joint_damping is not a list of numbers: 'soft,stiff'"]
+    out = tmp_path / "summary.json"
+    proc = cli(broken, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "8", "--num-envs", "8",
+               "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads(out.read_text())
+    assert summary["paths"]["onnx"]["episodes"] == 8  # the run goes on with every path
+    assert "note: the export's metadata field joint_damping is not a list of numbers" in proc.stdout

@@ -1,0 +1,43 @@
+"""The export's deployment contract, where it disagrees with the env, as the doctor's findings.
+
+The contract (tui_eval/envs/contract.py, kept in the run's log) is what the robot's deploy code is written
+from. An item that disagrees with the env the policy was trained in is a finding whether or not the run's paths
+diverge: a deploy that follows the contract drives the robot otherwise (other gains, another default pose, actions
+scaled otherwise, joints in another order, observations built otherwise). Items that change what the robot does with
+an action rank first, above every finding of the run's paths; a command name that differs ranks low.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui_eval.doctor.findings import Finding
+from tui_eval.envs.contract import ACTING
+
+TOPIC = "deployment contract"
+ACTS, SAYS = 900, 40  # above any proven finding of the paths (200) / below the rules' consistent ones (50)
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def contract_findings(contract: dict[str, Any] | None, paths: list[str]) -> list[Finding]:
+    """One finding per item the export states otherwise than the env, best first."""
+    if not contract:
+        return []
+    found = []
+    for item in contract.get("items", []):
+        if item["ok"]:
+            continue
+        acting = item["name"] in ACTING
+        found.append(Finding(
+            cause=f"the export's deployment contract states the {item['name']} otherwise than the env the policy was "
+                  f"trained in ({item.get('note', '')})",
+            evidence=f"export: {_short(item['export'])}; env: {_short(item['env'])} ({contract['source']})",
+            fix=f"export again so that the contract is written from the training env (mjlab: "
+                f"attach_metadata_to_onnx(get_base_metadata(env)) on the env the policy trained in), or write the "
+                f"deploy code's {item['name']} from the env's values; the deploy path shows what the contract costs",
+            paths=paths, stage="contract", seed=None, step=None, score=ACTS if acting else SAYS, topic=TOPIC))
+    return sorted(found, key=lambda f: -f.score)
