@@ -20,7 +20,8 @@ def agreed(checkpoint, names, **spec):
     kind = load_kind(RunSpec(checkpoint=str(checkpoint), num_envs=2, **spec))
     paths = {n: kind.build_path(n, False) for n in names}
     try:
-        return agreement(paths, names[0], names[1], SEED)
+        found, notes, _ = agreement(paths, names[0], names[1], SEED)
+        return found, notes
     finally:
         for path in paths.values():
             path.close()

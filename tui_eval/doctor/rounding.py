@@ -15,7 +15,7 @@ import numpy as np
 
 from tui_eval.doctor.findings import Finding
 from tui_eval.doctor.replay import Divergence
-from tui_eval.paths.agreement import agreement_of
+from tui_eval.paths.agreement import agreement_of, how_they_part
 from tui_eval.paths.rerun import Side, Trace
 
 TOPIC = "rounding"
@@ -49,6 +49,8 @@ def rounding_finding(a: str, b: str, traces: dict[str, Trace], sides: dict[str, 
                      div: Divergence, seed: int) -> Finding | None:
     """The finding when `a` and `b` are the same policy on `seed`'s observations; None when they are not (or their
     policies cannot be fed the other's observations)."""
+    if how_they_part(traces[a], traces[b])[0] == "env":  # the same actions, other observations: not rounding
+        return None
     fed = {n: s for n, s in sides.items() if s.stepper is not None}
     found, _ = agreement_of(seed, a, b, traces, fed, paths)
     if found is None or not found.within:

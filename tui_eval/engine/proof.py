@@ -113,7 +113,7 @@ def settle(proof: ExactProof, a: str, b: str, first: Any, answer: dict[str, Any]
         proof.state, proof.line = PROVEN, f"{seed}: {differ_text(ag)}; {repeat_text}: the paths differ"
     elif ag is not None:
         proof.state = REFUTED
-        why = ("the dynamics amplify rounding" if not parted else "the env does not repeat itself from its seed")
+        why = why_they_part(answer.get("parting"), bool(parted))
         proof.line = (f"{seed}: the same policy to the tolerance ({same_text(ag)}); the episodes part because "
                       f"{why}; {repeat_text}; the comparison is statistical")
     elif not parted:
@@ -123,6 +123,18 @@ def settle(proof: ExactProof, a: str, b: str, first: Any, answer: dict[str, Any]
         proof.state, proof.line = REFUTED, f"{repeat_text}; the comparison is statistical"
     if ag is None and proof.agreement_note:
         proof.line += f" (actions on the same observations not compared: {proof.agreement_note})"
+
+
+def why_they_part(parting: Any, unrepeated: bool) -> str:
+    """Why a same-policy pair's episodes part, from where their replays' observations first differ
+    (tui_eval/paths/agreement.py: how_they_part)."""
+    how, step = (parting or ["unknown", None])[:2]
+    if unrepeated:
+        return "the env does not repeat itself from its seed"
+    if how == "env":
+        return (f"their envs differ: after the same actions, the observations differ at step {step} (another env, "
+                "or the env driven as a deployment contract states)")
+    return "the dynamics amplify rounding"
 
 
 def same_text(ag: Agreement) -> str:

@@ -52,7 +52,7 @@ def run_check(paths: dict[str, InferencePath], request: CheckRequest) -> dict[st
         ret, valid, success = request.recorded[name]
         repeated = again is not None and same_result(again.ret, not again.invalid, again.success, ret, valid, success)
         replays[name] = {"record": _result(again), "same": repeated}
-    found, notes = agreement(paths, request.a, request.b, request.seed, request.tolerance)
+    found, notes, parting = agreement(paths, request.a, request.b, request.seed, request.tolerance)
     first = replays[request.a]["record"]
     replayed: list[float] = []
     recorded: list[float] = []
@@ -72,7 +72,7 @@ def run_check(paths: dict[str, InferencePath], request: CheckRequest) -> dict[st
         same.append(same_result(again.ret, True, None, ret, True, None))
     floor = noise_floor(request.a, replayed, recorded, same) if replayed else None
     return {"replays": replays, "agreement": None if found is None else found.to_json(), "notes": notes,
-            "floor": None if floor is None else floor.to_json()}
+            "floor": None if floor is None else floor.to_json(), "parting": list(parting)}
 
 
 # ------------------------------------------------------------------------------------------- the child's side

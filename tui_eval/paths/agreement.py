@@ -76,12 +76,13 @@ def policy_dtype(path: InferencePath, actions: list[Any]) -> str:
 
 
 def agreement(paths: dict[str, InferencePath], a: str, b: str, seed: int,
-              tolerance: float | None = None) -> tuple[Agreement | None, list[str]]:
-    """The agreement of paths `a` and `b` on `seed`, both ways where both can be fed (one way where only one can);
-    None with the reason when neither can."""
+              tolerance: float | None = None) -> tuple[Agreement | None, list[str], tuple[str, int | None]]:
+    """The agreement of paths `a` and `b` on `seed`, both ways where both can be fed (one way where only one can;
+    None with the reason when neither can), and how their replays part (`how_they_part`)."""
     traces, sides, notes = replay_both({a: paths[a], b: paths[b]}, seed)
     found, more = agreement_of(seed, a, b, traces, sides, {n: paths[n] for n in (a, b)}, tolerance)
-    return found, notes + more
+    parting = how_they_part(traces[a], traces[b]) if a in traces and b in traces else ("unknown", None)
+    return found, notes + more, parting
 
 
 def agreement_of(seed: int, a: str, b: str, traces: dict[str, Trace], sides: dict[str, Side],
@@ -104,3 +105,19 @@ def agreement_of(seed: int, a: str, b: str, traces: dict[str, Trace], sides: dic
     if len(directions) == 1:
         notes.append(f"measured one way only: {directions[0].other}'s policy on {directions[0].on}'s observations")
     return measure(directions, tol, scale, source, dtypes), notes
+
+
+def how_they_part(a: Trace, b: Trace) -> tuple[str, int | None]:
+    """Why two replays of one seed part: ("rounding", t) when the actions sent differed (by any amount) before the
+    observations did at step t; ("env", t) when the observations differ at step t after the same actions (or from
+    the first one: the envs are not the same); ("none", None) when the observations never differ."""
+    oa, ob = a.stages.get("obs", []), b.stages.get("obs", [])
+    ea, eb = a.env_actions, b.env_actions
+    for t in range(min(len(oa), len(ob))):
+        x, y = np.asarray(oa[t]), np.asarray(ob[t])
+        if x.shape == y.shape and np.array_equal(x, y):
+            continue
+        before = range(min(t, len(ea), len(eb)))
+        same_actions = all(np.array_equal(np.asarray(ea[s]), np.asarray(eb[s])) for s in before)
+        return ("env" if same_actions else "rounding"), t
+    return "none", None

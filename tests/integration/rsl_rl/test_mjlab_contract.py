@@ -38,12 +38,15 @@ def contract_of(folder: Path) -> dict:
     return load_kind(RunSpec(checkpoint=str(folder), env_id=TASK, num_envs=1)).deploy_contract().to_json()
 
 
-def test_a_faithful_export_keeps_its_contract_item_by_item_in_the_table_and_json(run_folder, tmp_path):
+def test_a_faithful_export_keeps_its_contract_and_its_deploy_path_is_the_onnx_path(run_folder, tmp_path):
     out = tmp_path / "summary.json"
     proc = cli(run_folder, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "8", "--num-envs", "8",
-               "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
+               "--paths", "onnx,deploy", "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    contract = json.loads(out.read_text())["contract"]
+    summary = json.loads(out.read_text())
+    assert summary["comparison"]["per_seed"] == "identical" and summary["comparison"]["identical_pairs"] == 8
+    assert "driven as its deployment contract states" in proc.stderr
+    contract = summary["contract"]
     assert [i["name"] for i in contract["items"]] == ITEMS and contract["notes"] == []
     assert all(i["ok"] and i["export"] is not None for i in contract["items"]), contract
     joints = next(i for i in contract["items"] if i["name"] == "joint order")
@@ -89,3 +92,18 @@ def test_metadata_that_cannot_be_read_is_one_note_and_the_run_goes_on(run_folder
     summary = json.loads(out.read_text())
     assert summary["paths"]["onnx"]["episodes"] == 8  # the run goes on with every path
     assert "note: the export's metadata field joint_damping is not a list of numbers" in proc.stdout
+
+
+def test_a_planted_stiffness_costs_returns_on_the_deploy_path_with_the_same_policy(run_folder, tmp_path):
+    planted = with_metadata(run_folder, tmp_path, joint_stiffness="5.000")
+    out = tmp_path / "summary.json"
+    proc = cli(planted, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "32", "--num-envs", "8",
+               "--paths", "runner,deploy", "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    comparison = json.loads(out.read_text())["comparison"]
+    # the deploy path sends the runner's actions on the same observations, into an env with the contract's gains
+    assert comparison["same_policy"] is True and comparison["exact"] is False
+    assert comparison["verdict"] == "differ" and comparison["diff_cs95"][0] > 0  # the runner's returns are higher
+    assert "the episodes part because their envs differ: after the same actions, the observations differ at step" \
+        in comparison["exact_reason"]
+    assert "✗ joint stiffness: slider: 5 in the export, 1 in the env" in proc.stdout

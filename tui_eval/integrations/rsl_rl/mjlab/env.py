@@ -58,8 +58,9 @@ def apply_overrides(cfg: Any, overrides: dict[str, Any], task: str) -> None:
 
 
 def make_env(num_envs: int, device: str, seed: int, env_id: str, env_config: dict[str, Any],
-             agent_cfg: dict[str, Any], step_counter: int = 0) -> Any:
-    """mjlab's own env for task `env_id`, as `train` builds it (see the module's docstring)."""
+             agent_cfg: dict[str, Any], step_counter: int = 0, stated: dict[str, Any] | None = None) -> Any:
+    """mjlab's own env for task `env_id`, as `train` builds it (see the module's docstring); with `stated` (a
+    deployment contract's fields) as the `deploy` path drives it (mjlab/deploy.py)."""
     with quiet():
         quiet_warp()
         import mjlab.tasks  # noqa: F401  (fills the registry)
@@ -71,11 +72,19 @@ def make_env(num_envs: int, device: str, seed: int, env_id: str, env_config: dic
         apply_overrides(cfg, env_config, env_id)
         cfg.scene.num_envs = int(num_envs)
         cfg.seed = int(seed)
+        if stated is not None:
+            from tui_eval.integrations.rsl_rl.mjlab.deploy import apply_to_cfg
+
+            apply_to_cfg(cfg, stated)
         try:
             env = ManagerBasedRlEnv(cfg=cfg, device=device)
         except Exception as exc:  # a cfg override mjlab rejects, or a device it cannot use
             raise BadInput(f"mjlab cannot build task {env_id} with --env-config {env_config}: "
                            f"{first_line(exc)}") from None
+        if stated is not None:
+            from tui_eval.integrations.rsl_rl.mjlab.deploy import apply_to_env
+
+            apply_to_env(env, stated)
         env.common_step_counter = int(step_counter)
         clip = agent_cfg.get("clip_actions")
         return RslRlVecEnvWrapper(env, clip_actions=float(clip) if clip is not None else None)
@@ -91,9 +100,11 @@ class MjlabVecEnv(FactoryVecEnv):
 
     def __init__(self, *, task: str, env_config: dict[str, Any], agent_cfg: dict[str, Any], num_envs: int,
                  device: str, seed: int, step_counter: int, success_key: str | None,
-                 step_timeout: float | None):
+                 step_timeout: float | None, stated: dict[str, Any] | None = None):
         self.step_counter = int(step_counter)
-        factory = functools.partial(make_env, step_counter=self.step_counter)
+        self.action_order: list[int] | None = None  # `deploy`: env action k is the policy's output action_order[k]
+        self.stated = stated
+        factory = functools.partial(make_env, step_counter=self.step_counter, stated=stated)
         kwargs = dict(num_envs=num_envs, device=device, seed=seed, env_id=task, env_config=dict(env_config),
                       agent_cfg=dict(agent_cfg))
         super().__init__(factory, f"mjlab {task}", kwargs, success_key=success_key, step_timeout=step_timeout)
@@ -103,9 +114,16 @@ class MjlabVecEnv(FactoryVecEnv):
 
     def _build(self) -> Any:
         with _SIMULATOR:
-            return super()._build()
+            inner = super()._build()
+        if self.stated is not None:  # a deploy that indexes joints by the contract's names
+            from tui_eval.integrations.rsl_rl.mjlab.deploy import action_order, actuated_joints
+
+            self.action_order = action_order(self.stated, actuated_joints(inner.unwrapped))
+        return inner
 
     def step(self, actions):
+        if self.action_order is not None:
+            actions = actions[:, self.action_order]
         with _SIMULATOR:
             return super().step(actions)
 

@@ -20,6 +20,7 @@ from tui_eval.integrations.base import PathEntry
 from tui_eval.integrations.rsl_rl.kind import HELD_OUT_START, RslRlKind
 from tui_eval.integrations.rsl_rl.run_folder import MJLAB, checkpoints, deployed_onnx, framework_of, run_folder_of
 
+DEPLOY = "deploy"  # the deployed export driven by its deployment contract (mjlab/deploy.py)
 #: metadata keys of mjlab's ONNX export shown in the header (the rest are per joint or per observation term)
 _SHOWN_METADATA = ("run_path", "joint_names", "command_names", "observation_names", "action_scale")
 
@@ -90,7 +91,42 @@ class MjlabKind(RslRlKind):
                            num_envs=self.spec.num_envs or DEFAULT_NUM_ENVS, device=self.spec.device,
                            seed=self.spec.seeds.start if self.spec.seeds is not None else HELD_OUT_START,
                            step_counter=step_counter_of(self.infos), success_key=self.spec.success_key,
-                           step_timeout=self.spec.step_timeout)
+                           step_timeout=self.spec.step_timeout,
+                           stated=self.stated_contract() if path_name == DEPLOY else None)
+
+    def stated_contract(self) -> dict[str, Any]:
+        """What `<run>.onnx`'s metadata states (mjlab/contract.py), for the `deploy` path; one line when unreadable."""
+        from tui_eval.integrations.rsl_rl.mjlab.contract import ContractUnreadable, parse_metadata
+
+        assert self.deployed is not None
+        meta = onnx_metadata(self.deployed)
+        try:
+            stated = parse_metadata(meta)
+        except ContractUnreadable as exc:
+            raise BadInput(f"the deploy path drives {self.deployed.name} by its metadata, and {exc}; run the "
+                           "other paths (--paths runner,onnx) or export again") from None
+        if not any(key in stated for key in ("joint_stiffness", "default_joint_pos", "action_scale")):
+            raise BadInput(f"the deploy path drives {self.deployed.name} by its metadata, which states no gains, "
+                           "default pose or action scale; run the other paths (--paths runner,onnx)")
+        return stated
+
+    def _build(self, name: str, explore: bool):
+        if name != DEPLOY:
+            return super()._build(name, explore)
+        from tui_eval.integrations.rsl_rl.paths.export import RslOnnxPath
+
+        assert self.deployed is not None
+        runner_checkpoint, _ = self.runner_checkpoint()
+        path = RslOnnxPath(env=self._env(name), cfg=self.cfg, checkpoint=self.checkpoint,
+                           runner_checkpoint=runner_checkpoint, exported=self.deployed, device=self.spec.device,
+                           cfg_label=self._cfg_label())
+        path.name = DEPLOY
+        order = getattr(path.env, "action_order", None)
+        path.description = (f"{self.deployed.name} driven as its deployment contract states: the env's gains, default "
+                            "pose, action scale and observation terms from its metadata"
+                            + (f", actions mapped to the joints in its order {order}" if order else "")
+                            + f"; {path.description}")
+        return path
 
     # ------------------------------------------------------------------ kind API
     def describe(self) -> dict[str, str]:
@@ -134,7 +170,11 @@ class MjlabKind(RslRlKind):
         if self.deployed is None:
             return entries
         onnx = f"mjlab's {self.deployed.name} (the deterministic mean; batch 1: one row per world)"
-        return [replace(e, explore_source=onnx) if e.name == "onnx" else e for e in entries]
+        entries = [replace(e, explore_source=onnx) if e.name == "onnx" else e for e in entries]
+        if self.vecenv:  # no mjlab env to put the contract's values in
+            return entries
+        return entries + [PathEntry(DEPLOY, lambda explore: self._build(DEPLOY, explore), lambda: False,
+                                    f"{self.deployed.name} as its deployment contract states (deterministic mean)")]
 
 
 def onnx_metadata(path: Path) -> dict[str, str]:
