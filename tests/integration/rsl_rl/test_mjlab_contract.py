@@ -24,7 +24,7 @@ SHORT = json.dumps({"episode_length_s": 1.0})
 QUIET = {"CUDA_VISIBLE_DEVICES": ""}
 ITEMS = ["joint order", "joint stiffness", "joint damping", "default joint positions", "action scale",
          "observation terms", "observation scale", "observation clip", "observation history",
-         "observation history dim", "command names"]
+         "observation history dim", "command names", "normalizer"]
 
 
 @pytest.fixture(scope="module")

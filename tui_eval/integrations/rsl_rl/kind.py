@@ -369,6 +369,13 @@ class RslRlKind(CheckpointKind):
         """The runner class the `runner` path builds (None: rsl_rl's OnPolicyRunner)."""
         return None
 
+    def deploy_contract(self) -> Any:
+        """What the export next to the checkpoint (the file a user deploys) says without metadata: its sizes and
+        whether the checkpoint's observation normalizer is inside (export_contract.py); None: no export there."""
+        from tui_eval.integrations.rsl_rl.export_contract import export_contract
+
+        return export_contract(self.actor_sd, [self.exported_jit, self.exported_onnx])
+
     def _build(self, name: str, explore: bool) -> InferencePath:
         if explore and name != "runner":
             raise BadInput(f"the {name} path runs the exported policy, which is the deterministic mean; explore is "

@@ -158,12 +158,16 @@ class MjlabKind(RslRlKind):
         from tui_eval.integrations.rsl_rl.mjlab.contract import read_contract
         from tui_eval.integrations.rsl_rl.mjlab.env import make_env
 
+        from tui_eval.integrations.rsl_rl.export_contract import export_tensors, normalizer_item
+
         env = make_env(1, self.spec.device, HELD_OUT_START, str(self.env_id), self.env_config,
                        dict(self.raw_cfg or self.cfg))
         try:
-            return read_contract(self.deployed, onnx_metadata(self.deployed), env.unwrapped)
+            contract = read_contract(self.deployed, onnx_metadata(self.deployed), env.unwrapped)
         finally:
             env.close()
+        contract.items.append(normalizer_item(self.actor_sd, export_tensors(self.deployed)))
+        return contract
 
     def own_paths(self) -> list[PathEntry]:
         entries = super().own_paths()

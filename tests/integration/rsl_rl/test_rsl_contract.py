@@ -1,0 +1,52 @@
+"""An rsl_rl export without metadata (`exported/policy.pt` next to the checkpoint, as Isaac Lab's play script writes
+it) still says its sizes and whether the checkpoint's observation normalizer is inside it: an export that lost the
+normalizer, or carries other statistics, reads as such in the contract and is the doctor's first finding."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.common import ROOT, cli
+from tests.support.doctor_exports import faulty_export, other_statistics, without_normalizer
+from tui_eval.config.spec import RunSpec
+from tui_eval.doctor.contract import contract_findings
+from tui_eval.kinds import load_kind
+
+DEMO = ROOT / "assets" / "rsl_pointgoal"
+
+
+def contract_of(checkpoint) -> dict:
+    return load_kind(RunSpec(checkpoint=str(checkpoint))).deploy_contract().to_json()
+
+
+def test_the_demos_export_holds_the_checkpoints_normalizer_and_sizes():
+    contract = contract_of(DEMO / "model_39.pt")
+    assert contract["source"].startswith("exported/policy.pt (no metadata")
+    assert [(i["name"], i["export"], i["env"], i["ok"]) for i in contract["items"]] == [
+        ("observation size", 4, 4, True), ("action size", 2, 2, True),
+        ("normalizer", "the checkpoint's mean and std", "obs_normalizer", True)]
+
+
+@pytest.mark.parametrize("change, export, says", [
+    (without_normalizer, "none found", "it lost the normalizer"),
+    (other_statistics, "other statistics (obs_normalizer._mean, obs_normalizer._var)", "statistics other than"),
+])
+def test_an_export_without_the_checkpoints_normalizer_reads_as_such(tmp_path, change, export, says):
+    checkpoint = faulty_export(DEMO, tmp_path / "run", change)
+    contract = contract_of(checkpoint)
+    item = contract["items"][2]
+    assert item["name"] == "normalizer" and not item["ok"] and item["export"] == export and says in item["note"]
+    assert contract_findings(contract, ["runner", "jit"])[0].cause.startswith(
+        "the export's deployment contract states the normalizer otherwise")
+
+
+def test_the_headless_table_shows_the_contract_of_an_export_that_lost_its_normalizer(tmp_path):
+    checkpoint = faulty_export(DEMO, tmp_path / "run", without_normalizer)
+    out = tmp_path / "summary.json"
+    proc = cli(checkpoint, "--headless", "--episodes", "8", "--json", out, "--log", tmp_path / "run.sqlite")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "  ✗ normalizer: the checkpoint normalizes observations and the export holds no such statistics" \
+        in proc.stdout
+    assert json.loads(out.read_text())["contract"]["items"][2]["ok"] is False
