@@ -206,6 +206,13 @@ class RunScreen(RunView):
         source = self.host.source
         self.app.push_screen(TermsScreen(self.snapshot, source.records() if source is not None else []))
 
+    def action_contract(self) -> None:
+        """The export's deployment contract against the env, item by item (from the run's log)."""
+        from .widgets.contract_screen import ContractScreen
+
+        source = self.host.source
+        self.app.push_screen(ContractScreen((source.meta() if source is not None else {}).get("contract")))
+
     def action_help(self) -> None:
         log_path, readonly = self.host.log_path, self.host.readonly
         csv_path, json_path = export_paths(log_path)

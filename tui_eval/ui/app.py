@@ -73,6 +73,7 @@ class EvalApp(App[int]):
         Binding("i", _key("filter_invalid"), "invalid only", show=False),
         Binding("h", _key("toggle_histograms"), "histograms", show=False),
         Binding("t", _key("terms"), "terms", show=False),
+        Binding("n", _key("contract"), "contract", show=False),
         Binding("escape", _key("close_detail"), "close", show=False),
         Binding("question_mark,f1", _key("help"), "help"),
         Binding("q", "quit_run", "quit"),

@@ -50,3 +50,29 @@ def test_the_headless_table_shows_the_contract_of_an_export_that_lost_its_normal
     assert "  ✗ normalizer: the checkpoint normalizes observations and the export holds no such statistics" \
         in proc.stdout
     assert json.loads(out.read_text())["contract"]["items"][2]["ok"] is False
+
+
+async def test_the_apps_contract_view_marks_each_item(tmp_path):
+    from rich.console import Console
+
+    from tests.support.ui import wait_for
+    from tui_eval.ui.app import EvalApp
+    from tui_eval.ui.widgets.contract_screen import ContractScreen
+
+    checkpoint = faulty_export(DEMO, tmp_path / "run", without_normalizer)
+    log = tmp_path / "run.sqlite"
+    proc = cli(checkpoint, "--headless", "--episodes", "4", "--log", log)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    app = EvalApp(log_path=log)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.summaries.get("jit", {}).get("episodes") == 4, what="the log read")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ContractScreen), what="the contract view")
+        console = Console(width=118, record=True, color_system=None)
+        console.print(app.screen.query_one("#contract-table").content)
+        text = console.export_text()
+        assert "deployment contract: 2 ✓, 1 ✗ (first: normalizer" in text
+        assert "✓ │ observation size" in text and "✗ │ normalizer" in text and "none found" in text
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ContractScreen), what="closed")
+        await pilot.press("q")
