@@ -155,10 +155,9 @@ class MjlabKind(RslRlKind):
         a deployed export or with a `--vecenv` factory (no mjlab env to read)."""
         if self.deployed is None or self.vecenv:
             return None
+        from tui_eval.integrations.rsl_rl.export_contract import export_tensors, normalizer_item
         from tui_eval.integrations.rsl_rl.mjlab.contract import read_contract
         from tui_eval.integrations.rsl_rl.mjlab.env import make_env
-
-        from tui_eval.integrations.rsl_rl.export_contract import export_tensors, normalizer_item
 
         env = make_env(1, self.spec.device, HELD_OUT_START, str(self.env_id), self.env_config,
                        dict(self.raw_cfg or self.cfg))
