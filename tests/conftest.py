@@ -20,6 +20,7 @@ from tests.support.prefetch import Prefetcher  # noqa: E402
 #: they keep both cores busy themselves (a multi-node Ray and its actors), so they run once the jobs are done.
 ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/integration/test_",
          "tests/integration/ui/", "tests/integration/report/", "tests/integration/frames/", "tests/integration/rsl_rl/",
+         "tests/integration/sb3/",
          "tests/e2e/", "tests/integration/doctor/", "tests/integration/sweep/", "tests/integration/rllib/",
          "tests/integration/cluster/")
 # runs started by the tests are listed in a registry of their own, not the user's

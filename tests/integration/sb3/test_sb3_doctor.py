@@ -1,0 +1,48 @@
+"""The doctor on SB3's deployment bugs, each planted in a real export of a real model and named with its proof:
+an ONNX export without the VecNormalize statistics, one whose Box action is not unscaled as `predict` unscales it,
+and `predict` sampling where the export takes the deterministic action."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.support.engines import plan_for
+from tests.support.sb3_runs import ZOO_ENV, export_onnx
+from tui_eval.doctor.core import diagnose_plan
+
+SEED = 1_000_000_000
+
+
+def _planted(sac_run, tmp_path, **export):
+    run = tmp_path / "logs" / "sac" / sac_run.name
+    shutil.copytree(sac_run, run)
+    export_onnx(run / f"{ZOO_ENV}.zip", run / f"{ZOO_ENV}.onnx", **export)
+    return run
+
+
+@pytest.mark.parametrize("normalized, unscaled, cause, proof", [
+    (False, True, "`onnx` lacks the observation normalizer",
+     "with `predict`'s normalized observation (its env_to_module stage) as input, `onnx`'s action equals "
+     "`predict`'s"),
+    (True, False, "`onnx` sends the policy's squashed action (in [-1, 1]) to the env",
+     "unsquashed from [-1, 1] to the action space's bounds [[-2.0], [2.0]], `onnx`'s actions equal `predict`'s"),
+], ids=["no-vecnormalize", "not-unscaled"])
+def test_the_doctor_names_a_planted_export_with_its_proof(sac_run, tmp_path, normalized, unscaled, cause, proof):
+    stats = sac_run / ZOO_ENV / "vecnormalize.pkl"
+    run = _planted(sac_run, tmp_path, vecnormalize=stats if normalized else None, unscale=unscaled)
+    d = diagnose_plan(plan_for(run, "--episodes", "2", "--num-envs", "2", log=tmp_path / "r.sqlite"), seed=SEED)
+    top = d.findings[0]
+    assert top.cause.startswith(cause), top.cause
+    assert "proof: " in top.evidence and proof in top.evidence, top.evidence
+    assert top.step == 0 and set(top.paths) == {"predict", "onnx"}
+
+
+def test_the_doctor_names_predict_sampling_against_a_deterministic_export(sac_run, tmp_path):
+    stats = sac_run / ZOO_ENV / "vecnormalize.pkl"
+    run = _planted(sac_run, tmp_path, vecnormalize=stats, unscale=True)  # faithful: only explore differs
+    plan = plan_for(run, "--episodes", "2", "--num-envs", "2", "--explore", "predict=on", log=tmp_path / "r.sqlite")
+    top = diagnose_plan(plan, seed=SEED).findings[0]
+    assert top.cause == "path `predict` samples actions (explore on); `onnx` takes the distribution's mode"
+    assert "proof: asked 4 times for its action on the same observation at step 0, `predict` returns" in top.evidence

@@ -1,0 +1,123 @@
+"""Tiny Stable-Baselines3 models trained for the tests in seconds, saved by SB3's own save functions.
+
+- `train_ppo_cartpole(folder)`: a PPO on CartPole-v1 (Discrete actions), saved by `model.save()` alone: a plain
+  model zip, which does not say its env (the kind needs `--env`).
+- `train_sac_zoo(logs)`: a SAC on Pendulum-v1 (Box actions) behind VecNormalize, in an rl-zoo3-shaped run folder
+  `logs/sac/Pendulum-v1_1/`: the final `Pendulum-v1.zip`, a numbered `rl_model_<N>_steps.zip` (SB3's
+  CheckpointCallback), `Pendulum-v1/vecnormalize.pkl` (`VecNormalize.save`) and `config.yml` / `args.yml`
+  dumped as rl-zoo3's ExperimentManager dumps them (`yaml.dump` of an OrderedDict).
+- `export_onnx(...)`: SB3's documented ONNX recipe (`torch.onnx.export(..., opset_version=17, dynamo=False)`),
+  optionally with the VecNormalize statistics and the action unscaling baked in: the faithful export a careful
+  user writes, or one that forgot the normalizer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import warnings
+from collections import OrderedDict
+from collections.abc import Iterator
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import torch
+import yaml
+
+ZOO_ENV = "Pendulum-v1"
+TRAINING_SEED = 3
+
+
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """Train on one torch thread: on a shared machine, more threads make SAC's small updates ten times slower."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def train_ppo_cartpole(folder: Path) -> Path:
+    """A PPO on CartPole-v1 (a few hundred steps), saved as `folder/ppo_cartpole.zip`."""
+    from stable_baselines3 import PPO
+
+    folder.mkdir(parents=True, exist_ok=True)
+    model = PPO("MlpPolicy", "CartPole-v1", n_steps=128, batch_size=64, n_epochs=2, seed=TRAINING_SEED,
+                policy_kwargs={"net_arch": [16]}, device="cpu", verbose=0)
+    with _one_thread():
+        model.learn(256)
+    model.save(folder / "ppo_cartpole")
+    return folder / "ppo_cartpole.zip"
+
+
+def train_sac_zoo(logs: Path, steps: int = 120) -> Path:
+    """A SAC on Pendulum-v1 behind VecNormalize, saved as an rl-zoo3 run folder; returns the folder."""
+    from stable_baselines3 import SAC
+    from stable_baselines3.common.callbacks import CheckpointCallback
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    run = logs / "sac" / f"{ZOO_ENV}_1"
+    stats = run / ZOO_ENV
+    stats.mkdir(parents=True, exist_ok=True)
+    env = VecNormalize(make_vec_env(ZOO_ENV, n_envs=1, seed=TRAINING_SEED), gamma=0.99)
+    model = SAC("MlpPolicy", env, learning_starts=50, batch_size=32, seed=TRAINING_SEED, device="cpu",
+                policy_kwargs={"net_arch": [32, 32]}, verbose=0)
+    with _one_thread():
+        model.learn(steps, callback=CheckpointCallback(save_freq=steps // 2, save_path=str(run),
+                                                       name_prefix="rl_model"))
+    model.save(run / ZOO_ENV)
+    env.save(str(stats / "vecnormalize.pkl"))
+    hyperparams = {"learning_starts": 50, "batch_size": 32, "n_timesteps": steps, "policy": "MlpPolicy",
+                   "policy_kwargs": "dict(net_arch=[32, 32])", "normalize": True}
+    args = {"algo": "sac", "env": ZOO_ENV, "seed": TRAINING_SEED, "n_timesteps": steps, "env_kwargs": None,
+            "log_folder": str(logs), "eval_freq": 25000, "n_eval_envs": 5}
+    for name, data in (("config.yml", hyperparams), ("args.yml", args)):
+        with (stats / name).open("w") as fh:  # as rl-zoo3's ExperimentManager: OrderedDict, sorted keys
+            yaml.dump(OrderedDict((k, data[k]) for k in sorted(data)), fh)
+    return run
+
+
+class _Deployed(torch.nn.Module):
+    """SB3's recipe for an off-policy actor (`policy.actor(obs, deterministic=True)`), with the optional extras a
+    careful user adds: VecNormalize's observation normalization and the action unscaling `predict` does."""
+
+    def __init__(self, actor, stats: tuple[np.ndarray, np.ndarray, float] | None, space: gym.spaces.Box | None):
+        super().__init__()
+        self.actor = actor
+        self.stats = stats
+        self.space = space
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        if self.stats is not None:
+            mean, std, clip = self.stats
+            obs = torch.clamp((obs - torch.as_tensor(mean, dtype=torch.float32))
+                              / torch.as_tensor(std, dtype=torch.float32), -clip, clip)
+        action = self.actor(obs, deterministic=True)
+        if self.space is not None:
+            low = torch.as_tensor(self.space.low, dtype=torch.float32)
+            high = torch.as_tensor(self.space.high, dtype=torch.float32)
+            action = low + 0.5 * (action + 1.0) * (high - low)
+        return action
+
+
+def export_onnx(model_zip: Path, target: Path, vecnormalize: Path | None = None, unscale: bool = False) -> Path:
+    """The SAC model's actor as ONNX, by SB3's recipe; with the statistics of `vecnormalize` and the unscaling
+    baked in when given."""
+    from stable_baselines3 import SAC
+
+    model = SAC.load(model_zip, device="cpu", buffer_size=1)
+    stats = None
+    if vecnormalize is not None:
+        with vecnormalize.open("rb") as fh:
+            norm = pickle.load(fh)
+        stats = (norm.obs_rms.mean, np.sqrt(norm.obs_rms.var + norm.epsilon), float(norm.clip_obs))
+    module = _Deployed(model.policy.actor, stats, model.action_space if unscale else None).eval()
+    dummy = torch.zeros((1, *model.observation_space.shape), dtype=torch.float32)
+    with warnings.catch_warnings():  # the tracer warns that the statistics become constants: they are meant to
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, dummy, str(target), opset_version=17, dynamo=False, input_names=["input"])
+    return target

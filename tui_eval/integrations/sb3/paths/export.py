@@ -1,0 +1,87 @@
+"""SB3's documented ONNX export ("Exporting models" in the SB3 docs), as a user follows it, into tui-eval's cache.
+
+The recipe wraps the policy's deterministic forward and exports it with `torch.onnx.export(..., opset_version=17,
+dynamo=False)` on a dummy observation of batch 1:
+
+- PPO, A2C: `policy(obs, deterministic=True)` -> actions, values, log_prob (the action is the first output);
+- SAC: `policy.actor(obs, deterministic=True)`; TD3: `policy.actor(obs)`;
+- DQN: the Q-network's greedy action (`policy.q_net._predict(obs, deterministic=True)`).
+
+What the recipe leaves out is what a deployment loses: the graph holds no VecNormalize (raw observations go in)
+and no action unscaling or clipping (PPO's Gaussian mean comes out unclipped, SAC's and TD3's tanh output in
+[-1, 1]). tui-eval writes the file as the recipe does, so that the `onnx` path shows what such an export does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import logging
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+from tui_eval.config.spec import BadInput
+from tui_eval.errors import first_line
+from tui_eval.paths.cache import cache_root
+
+RECIPE = "SB3's documented ONNX export (torch.onnx.export, opset 17, dynamo=False)"
+
+
+def export_path(model_path: Path) -> Path:
+    """Where tui-eval keeps its export of `model_path`, keyed by the zip's bytes."""
+    digest = hashlib.sha256(model_path.read_bytes()).hexdigest()[:16]
+    return cache_root() / "sb3" / digest / "policy.onnx"
+
+
+def _module(model: Any, algo: str) -> Any:
+    import torch
+
+    policy = model.policy
+
+    class Onnxable(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.policy = policy
+
+        def forward(self, obs: torch.Tensor) -> Any:
+            if algo in ("ppo", "a2c"):
+                return self.policy(obs, deterministic=True)
+            if algo == "sac":
+                return self.policy.actor(obs, deterministic=True)
+            if algo == "td3":
+                return self.policy.actor(obs)
+            return self.policy.q_net._predict(obs, deterministic=True)
+
+    return Onnxable().eval()
+
+
+def export(model: Any, algo: str, model_path: Path) -> Path:
+    """The cached export of `model` (written once, then reused)."""
+    import torch
+
+    target = export_path(model_path)
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_name(f".staging-{os.getpid()}.onnx")
+    dummy = torch.zeros((1, *model.observation_space.shape), dtype=torch.float32)
+    logger = logging.getLogger("torch.onnx")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:  # the exporter warns about tracing; not the user's business
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_module(model, algo), (dummy,), str(staging), opset_version=17, dynamo=False,
+                              input_names=["input"])
+        os.replace(staging, target)
+    except Exception as exc:  # torch.onnx raises errors of many classes
+        raise BadInput(f"SB3's ONNX recipe could not export this {algo.upper()} policy: {first_line(exc, 180)}") \
+            from None
+    finally:
+        logger.setLevel(level)
+        staging.unlink(missing_ok=True)
+    return target
