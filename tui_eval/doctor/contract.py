@@ -23,6 +23,25 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: a contract item and the probes' topic that proves the same mistake on the paths (the finding is then joined)
+SAME_TOPIC = {"normalizer": "normalizer", "action scale": "actions", "observation terms": "observation order"}
+
+
+def join_contract(findings: list[Finding], contract: dict[str, Any] | None, paths: list[str]) -> None:
+    """The contract's findings first; an item whose mistake a probe already proved on the paths joins that finding
+    (one cause, two pieces of evidence), which then ranks first."""
+    for found in reversed(contract_findings(contract, paths)):
+        item = found.cause.split("states the ", 1)[1].split(" otherwise", 1)[0]
+        proved = next((f for f in findings if SAME_TOPIC.get(item) == f.topic), None)
+        if proved is not None:
+            proved.evidence += f"; the export's deployment contract says so too: {found.evidence}"
+            proved.score = max(proved.score, found.score)
+            findings.remove(proved)
+            findings.insert(0, proved)
+        else:
+            findings.insert(0, found)
+
+
 def contract_findings(contract: dict[str, Any] | None, paths: list[str]) -> list[Finding]:
     """One finding per item the export states otherwise than the env, best first."""
     if not contract:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui_eval.doctor.contract import contract_findings
+from tui_eval.doctor.contract import join_contract
 from tui_eval.doctor.findings import Finding, diagnose_pair
 from tui_eval.doctor.proofs import Sides, prove, sides_json
 from tui_eval.doctor.repeat import ENV_TOPIC, env_finding, first_repeatable_check
@@ -244,7 +244,7 @@ def diagnose_plan(plan, seed: int | None = None, progress: Callable[[str], None]
         if getattr(plan.kind, "multi_agent", False):  # per-module returns, multi-agent replays and probes
             return diagnose_multi_agent_paths(dict(engine.paths), plan.kind, engine.log.records(), seed, progress)
         diagnosis = diagnose_paths(dict(engine.paths), plan.kind, batch, seed, progress)
-        diagnosis.findings[:0] = contract_findings(engine.log.meta().get("contract"), list(plan.paths))
+        join_contract(diagnosis.findings, engine.log.meta().get("contract"), list(plan.paths))
         return with_unrepeatable_env(diagnosis, plan)
     finally:
         engine.close()
