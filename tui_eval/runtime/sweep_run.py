@@ -53,6 +53,11 @@ def checked_candidates(sweep: Sweep) -> list:
     if sweep.fail_if_not_best and sweep.fail_if_not_best not in names:
         raise BadInput(f"--fail-if-not-best {sweep.fail_if_not_best}: no such checkpoint; choose from "
                        f"{', '.join(names)}")
+    one_round = sweep.round_size * len(candidates)
+    if sweep.spec.episodes is not None and sweep.spec.episodes < one_round:  # it would play nothing at all
+        raise BadInput(f"--episodes {sweep.spec.episodes} is less than one round ({sweep.round_size} seeds x "
+                       f"{len(candidates)} checkpoints = {one_round} episodes): give --episodes {one_round} or "
+                       "more, or a smaller --round")
     return candidates
 
 

@@ -69,6 +69,7 @@ def test_fail_if_not_best_exits_3_when_another_checkpoint_is_shown_better(runs, 
     (["sweep", "/no/such/run", "--detach"], "does not exist"),  # said here, not in the background
     (["sweep", "{rsl}", "--detach", "--fail-if-not-best", "model_7.pt"], "no such checkpoint"),
     (["sweep", "{rsl}", "--frames"], "a sweep shows no frames"),
+    (["sweep", "{rsl}", "--episodes", "8"], "--episodes 8 is less than one round (10 seeds x"),  # it played nothing
 ])
 def test_bad_sweep_input_is_one_line_exit_2(runs, capsys, argv, says):
     tune = next((runs / "tune" / "sweep_experiment").glob(f"*/{BEST_TUNE}"))
