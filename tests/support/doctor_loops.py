@@ -172,12 +172,21 @@ class PolicyInferenceExample:
         shared: dict = {}
         batch = self.env_to_module(episodes=[self.episode], rl_module=self.module, explore=self.explore,
                                    shared_data=shared)
-        out = (self.module.forward_exploration if self.explore else self.module.forward_inference)(batch)
+        out = self.forward(batch)
         to_env = self.module_to_env(batch=out, episodes=[self.episode], rl_module=self.module,
                                     explore=self.explore, shared_data=shared)
+        sent = self.sent(to_env)
         action = to_env.pop(Columns.ACTIONS)[0]
         self.last = action, {k: v[0] for k, v in to_env.items()}
-        return action
+        return action if sent is None else sent
+
+    def forward(self, batch):
+        return (self.module.forward_exploration if self.explore else self.module.forward_inference)(batch)
+
+    def sent(self, to_env) -> object | None:
+        """What the loop sends to the env when not the module's action itself (None: `Columns.ACTIONS`, as the
+        example does)."""
+        return None
 
 
 def policy_inference_example(checkpoint: str, *, explore: bool, device: str):

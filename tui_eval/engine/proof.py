@@ -58,12 +58,18 @@ FLOOR_SEEDS = 8  # the first path's other seeds offered to the check for its noi
 
 def check_request(engine: Any, a: str, b: str, first: Any) -> CheckRequest:
     """The check of `first` (a FirstDifference), with the first path's earliest other valid seeds for the floor."""
-    floor: list[tuple[int, int, float]] = []
+    floor: list[tuple[int, int, float | None]] = []
     for record in engine.log.records():
         if len(floor) >= FLOOR_SEEDS:
             break
         if record.path == a and not record.invalid and (record.seed, record.block) != (first.seed, first.block):
             floor.append((record.seed, record.block, record.ret))
+    taken = {(seed, block) for seed, block, _ in floor} | {(first.seed, first.block)}
+    seed = first.seed
+    while len(floor) < FLOOR_SEEDS:  # seeds the run has not recorded yet: the check plays each twice itself
+        seed += 1
+        if (seed, first.block) not in taken:
+            floor.append((seed, first.block, None))
     recorded = {a: (first.a.ret, first.a.valid, first.a.success), b: (first.b.ret, first.b.valid, first.b.success)}
     return CheckRequest(a, b, first.seed, first.block, recorded, floor, engine.action_tolerance)
 

@@ -60,16 +60,21 @@ def run_check(paths: dict[str, InferencePath], request: CheckRequest) -> dict[st
     if first is not None and first["valid"] and request.recorded[request.a][1]:
         replayed, recorded, same = [first["return"]], [request.recorded[request.a][0]], [replays[request.a]["same"]]
     started = time.monotonic()
-    for seed, block, ret in request.floor[:FLOOR_SEEDS]:
+    for seed, block, in_run in request.floor[:FLOOR_SEEDS]:
         if time.monotonic() - started > FLOOR_BUDGET_S:
             notes.append(f"noise floor: stopped after {FLOOR_BUDGET_S:g}s")
             break
+        if in_run is None:  # a seed the run had not recorded: the first path plays it twice here
+            first_play = play_alone(paths[request.a], seed, block)
+            if first_play is None or first_play.invalid:
+                continue
+            in_run = first_play.ret
         again = play_alone(paths[request.a], seed, block)
         if again is None or again.invalid:
             continue
         replayed.append(again.ret)
-        recorded.append(ret)
-        same.append(same_result(again.ret, True, None, ret, True, None))
+        recorded.append(in_run)
+        same.append(same_result(again.ret, True, None, in_run, True, None))
     floor = noise_floor(request.a, replayed, recorded, same) if replayed else None
     return {"replays": replays, "agreement": None if found is None else found.to_json(), "notes": notes,
             "floor": None if floor is None else floor.to_json(), "parting": list(parting)}

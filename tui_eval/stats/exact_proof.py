@@ -70,12 +70,13 @@ class ExactProof:
 class CheckRequest:
     """What the engine asks of its check (tui_eval/isolation/check.py): paths `a` and `b` (explore off) on `seed` of
     `block`, their results in the run (`recorded`: path -> (return, valid, success)), seeds of `a` for the noise floor
-    (seed, block, return in the run), the action tolerance (None: from the policies' type)."""
+    (seed, block, return in the run, or None: the check plays that seed twice), the action tolerance (None: from
+    the policies' type)."""
 
     a: str
     b: str
     seed: int
     block: int
     recorded: dict[str, tuple[float, bool, bool | None]]
-    floor: list[tuple[int, int, float]] = field(default_factory=list)
+    floor: list[tuple[int, int, float | None]] = field(default_factory=list)  # None: not recorded, play it twice
     tolerance: float | None = None
