@@ -61,3 +61,17 @@ def test_an_algorithm_named_by_the_run_folder_that_the_kind_does_not_run(tmp_pat
     (run / "CartPole-v1.zip").write_bytes(ppo_zip.read_bytes())
     got = in_process(capsys, run, "--headless", "--episodes", "2", "--log", tmp_path / "r.sqlite")
     assert_one_line_error(got, "names algorithm 'tqc', which the sb3 kind does not run")
+
+
+def test_a_model_opened_without_stable_baselines3_is_one_line_before_any_header(tmp_path, ppo_zip, capsys,
+                                                                              monkeypatch):
+    """A fake for a fault the suite cannot cause otherwise (Stable-Baselines3 is in the test extra): the import
+    system says it is not installed."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "stable_baselines3" else
+                        real(name, *a))
+    log = tmp_path / "r.sqlite"
+    got = in_process(capsys, ppo_zip, "--env", "CartPole-v1", "--headless", "--episodes", "2", "--log", log)
+    assert_one_line_error(got, "is a Stable-Baselines3 PPO model", "pip install 'tui-eval[sb3]'")  # no header

@@ -10,6 +10,7 @@ tui-eval writes with SB3's documented recipe). The kind imports no SB3: a path l
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -73,6 +74,9 @@ class Sb3Kind(CheckpointKind):
                 self.run = read_run(path.parent)
         self.checkpoint = model
         self.facts: ZipFacts = read_zip(model)
+        if importlib.util.find_spec("stable_baselines3") is None:  # said before any header or log, not at load
+            raise BadInput(f"{model.name} is a Stable-Baselines3 {self.facts.algo.upper()} model and the sb3 kind "
+                           "needs Stable-Baselines3: pip install 'tui-eval[sb3]'")
         self.algo = self.facts.algo
         if self.run is not None and self.run.algo is not None:
             named = check_algo(self.run.algo, f"{self.run.stats / 'args.yml'}")
