@@ -25,6 +25,10 @@ ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/int
          "tests/integration/cluster/")
 # runs started by the tests are listed in a registry of their own, not the user's
 os.environ.setdefault("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-state-"))
+# the tests' tmux sessions live in a tmux server of their own: one started elsewhere on the machine would give them
+# its environment (another checkout's PATH) and its sessions
+os.environ["TMUX_TMPDIR"] = tempfile.mkdtemp(prefix="tui-eval-tmux-")
+os.environ.pop("TMUX", None)
 
 
 def pytest_configure(config):
