@@ -143,8 +143,12 @@ def main(argv: list[str]) -> int:
 
         return start_detached(spec)
     quiet_libraries()
+    from tui_eval.outputs import check_outputs
     from tui_eval.runtime.execute import execute
     from tui_eval.runtime.owner import RunOwner
+    from tui_eval.runtime.ownership import check_free
 
-    owner = RunOwner(spec)  # output paths checked and the log taken before anything is loaded
-    return execute(spec, owner, headless=args.headless, frames=frames)
+    check_outputs(spec)  # output paths checked, and the log free, before anything is loaded
+    check_free(spec.log or "")
+    # the log is taken once the checkpoint is read: a run that never starts leaves none behind
+    return execute(spec, lambda: RunOwner(spec), headless=args.headless, frames=frames)

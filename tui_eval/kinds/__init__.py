@@ -27,10 +27,13 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
     for kind in _kinds():
         if kind.recognise(path):
             from tui_eval.kinds.extra import attach_extra_paths
+            from tui_eval.kinds.integrity import check_files, checked_files
             from tui_eval.kinds.vs_env import attach_vs_env
 
+            loaded = kind(path, spec)
+            check_files(checked_files(loaded.checkpoint))  # a damaged file is said now, before any header or log
             # --path / --vs / --vs-env
-            return attach_vs_env(attach_extra_paths(kind(path, spec), spec, load_kind), spec)
+            return attach_vs_env(attach_extra_paths(loaded, spec, load_kind), spec)
     if path.is_dir() and not any(path.iterdir()):
         raise BadInput(f"{path} is an empty directory; pass {what_opens()}")
     raise BadInput(f"{path} is not a checkpoint tui-eval knows; pass {what_opens()}")

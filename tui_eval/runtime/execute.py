@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.log.lifecycle import RunStatus
@@ -10,18 +11,24 @@ from tui_eval.log.lifecycle import RunStatus
 from .owner import RunOwner
 
 
-def execute(spec: RunSpec, owner: RunOwner, *, headless: bool, frames=None) -> int:
-    """Plan and run `spec` in this process, which owns its log (`owner`)."""
-    from tui_eval.session import plan_run, start_engine
-    from tui_eval.user.code import import_user_code
+def execute(spec: RunSpec, log: RunOwner | Callable[[], RunOwner], *, headless: bool, frames=None) -> int:
+    """Plan and run `spec` in this process. `log`: the owner of the run's log (a resumed run holds it already),
+    or what takes it, once the checkpoint is read and the plan settled: bad input until then leaves no log."""
+    from tui_eval.session import end_path_processes_ahead, start_engine
 
+    held = log if isinstance(log, RunOwner) else None
     try:
-        for item in spec.imports:  # before the checkpoint is read: unpickling it may need them
-            import_user_code(item)
-        if not headless:  # planning may start ray (seconds) before the app can show anything
-            sys.stderr.write(f"tui-eval: reading {spec.checkpoint} …\n")
-            sys.stderr.flush()
-        plan = plan_run(spec)
+        plan = _read_and_plan(spec, headless)
+    except BaseException as exc:
+        if held is not None:
+            held.close(RunStatus.FAILED, error=_failure(exc))
+        raise
+    try:
+        owner = log if isinstance(log, RunOwner) else log()
+    except BaseException:
+        end_path_processes_ahead()
+        raise
+    try:
         if not headless:
             from tui_eval.runtime.app_process import run_app
 
@@ -30,7 +37,7 @@ def execute(spec: RunSpec, owner: RunOwner, *, headless: bool, frames=None) -> i
         _print_plan(plan, err)
         engine = start_engine(plan, on_loaded=lambda name, s: err.write(f"{'loaded ' + name:>17}: {s:.1f}s\n"))
     except BaseException as exc:
-        owner.close(RunStatus.FAILED, error=str(exc) if isinstance(exc, BadInput) else type(exc).__name__)
+        owner.close(RunStatus.FAILED, error=_failure(exc))
         raise
     for path in engine.paths.values():
         err.write(f"{path.name:>17}: {path.description}\n")
@@ -41,6 +48,22 @@ def execute(spec: RunSpec, owner: RunOwner, *, headless: bool, frames=None) -> i
     owner.serve(engine)
     return run_headless(engine, owner=owner, json_path=spec.json, fail_on_differ=spec.fail_on_differ,
                         report_path=spec.report)
+
+
+def _read_and_plan(spec: RunSpec, headless: bool):
+    from tui_eval.session import plan_run
+    from tui_eval.user.code import import_user_code
+
+    for item in spec.imports:  # before the checkpoint is read: unpickling it may need them
+        import_user_code(item)
+    if not headless:  # planning may start ray (seconds) before the app can show anything
+        sys.stderr.write(f"tui-eval: reading {spec.checkpoint} …\n")
+        sys.stderr.flush()
+    return plan_run(spec)
+
+
+def _failure(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, BadInput) else type(exc).__name__
 
 
 def _print_plan(plan, err) -> None:

@@ -48,6 +48,9 @@ def import_user_code(item: str) -> None:
             raise BadInput(f"--import {item}: no module named {exc.name!r}; pass a .py file or a module "
                            "importable from here (the current directory is on the path)") from None
         raise BadInput(f"--import {item}: importing it failed: {first_line(exc)}") from None
+    except SystemExit as exc:  # a script that parses its own arguments exits when they are missing
+        raise BadInput(f"--import {item}: importing it called sys.exit({exc.code!r}); import a module that only "
+                       "defines things (put the script's own work under if __name__ == '__main__':)") from None
     except Exception as exc:  # importing the user's module runs its code
         raise BadInput(f"--import {item}: importing it raised {first_line(exc)}") from None
 
