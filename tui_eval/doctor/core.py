@@ -164,7 +164,7 @@ def _pair_findings(sides: Sides, batch: dict[str, dict[int, float]], per_path: d
         coarse = not (traces[a].stages.get("action") and traces[b].stages.get("action"))
         found = diagnose_pair(a, b, per_path, differ, div, chosen,
                               {n: pr.kind for n, pr in sides.probes.items()}, kind.saved_connector_states(), coarse)
-        found = prove(found, sides, a, b, div, chosen, notes)
+        found = prove(found, sides, a, b, div, chosen, notes, kind)
         if env_repeats and div.kind == "action" and all(f.topic == "unexplained" for f in found):
             found = _amplified_rounding(sides, a, b, div, chosen, notes) or found
         if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):

@@ -30,9 +30,10 @@ class Sides:
 
 
 def prove(found: list[Finding], sides: Sides, a: str, b: str, div: Divergence, seed: int | None,
-          notes: list[str]) -> list[Finding]:
+          notes: list[str], kind: Any) -> list[Finding]:
     """`found` (a pair's findings from settings) with the first probe's proof: joined to the finding on its
-    topic, or as a finding of its own; the 'unexplained' fallback goes when a probe explains the divergence."""
+    topic, or as a finding of its own, whose fix is `kind`'s own where it has one (its library's way); the
+    'unexplained' fallback goes when a probe explains the divergence."""
     if div.kind != "action" or div.step is None:
         return found
     started = time.perf_counter()
@@ -43,6 +44,7 @@ def prove(found: list[Finding], sides: Sides, a: str, b: str, div: Divergence, s
     notes += probe_notes
     if proven is None:
         return found
+    proven.own_fix = kind.probe_fix(proven.probe.name)
     proof = f"proof: {proven.proof}"
     for f in found:
         if f.topic == proven.probe.topic:

@@ -273,6 +273,12 @@ class CheckpointKind(ABC):
         (tui_eval/envs/contract.py: a `Contract`), or None where the kind's exports carry none."""
         return None
 
+    def probe_fix(self, probe: str) -> str | None:
+        """The fix, in this kind's library's own terms, for the deployment mistake the doctor's probe `probe` (its
+        name: "observation normalizer missing", "actions clipped differently", "action not unsquashed", ...)
+        proved; `{sus}` and `{ref}` name the paths. None: the probe's own fix, which names no library."""
+        return None
+
     def default_return_bounds(self) -> tuple[float, float, str] | None:
         """Known bounds on an episode's return and where they come from, if the env allows knowing them."""
         return None

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tests.support.sb3_runs import train_ppo_cartpole, train_sac_zoo
+from tests.support.sb3_runs import train_plain, train_ppo_cartpole, train_ppo_pendulum_past_bounds, train_sac_zoo
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -31,3 +31,22 @@ def ppo_zip(tmp_path_factory):
 def sac_run(tmp_path_factory):
     """A SAC on Pendulum-v1 behind VecNormalize, as an rl-zoo3 run folder (no ONNX export in it)."""
     return train_sac_zoo(tmp_path_factory.mktemp("zoo") / "logs")
+
+
+@pytest.fixture(scope="session")
+def ppo_pendulum_zip(tmp_path_factory):
+    """A PPO on Pendulum-v1 whose Gaussian mean lies past the action bounds (±2), as a trained one's does."""
+    return train_ppo_pendulum_past_bounds(tmp_path_factory.mktemp("ppo-pendulum"))
+
+
+@pytest.fixture(scope="session")
+def plain_zips(tmp_path_factory):
+    """(algo, env id) -> an A2C, DQN or TD3 zip saved by model.save() alone, trained on first use."""
+    zips = {}
+
+    def get(algo, env_id):
+        if (algo, env_id) not in zips:
+            zips[algo, env_id] = train_plain(algo, env_id, tmp_path_factory.mktemp(algo))
+        return zips[algo, env_id]
+
+    return get

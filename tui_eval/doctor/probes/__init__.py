@@ -33,6 +33,8 @@ class Proven:
     ref: str
     sus: str
     proof: str
+    #: the checkpoint kind's own fix for this probe's mistake (CheckpointKind.probe_fix), None: the probe's
+    own_fix: str | None = None
 
     @property
     def cause(self) -> str:
@@ -40,7 +42,7 @@ class Proven:
 
     @property
     def fix(self) -> str:
-        return self.probe.fix.format(sus=self.sus, ref=self.ref)
+        return (self.own_fix or self.probe.fix).format(sus=self.sus, ref=self.ref)
 
 
 def run_probes(a: Side, b: Side, step: int, skip: tuple[str, ...] = ()) -> tuple[Proven | None, list[str]]:

@@ -97,16 +97,15 @@ UNSQUASH = Counterfactual(
     topic="actions",
     cause="`{sus}` sends the policy's squashed action (in [-1, 1]) to the env; `{ref}` unsquashes it to the "
           "action space's bounds",
-    fix="unsquash in `{sus}` (RLlib: step the env with Columns.ACTIONS_FOR_ENV from module_to_env, not "
-        "Columns.ACTIONS; or unsquash_action(action, env.action_space))",
+    # the library's own way is the kind's to say (CheckpointKind.probe_fix)
+    fix="unsquash in `{sus}`: low + (action + 1) * (high - low) / 2 with the env's action space, as `{ref}` does",
     stage="action_for_env", applies=_unsquash_applies, test=_unsquash_test)
 
 CLIPPED = Counterfactual(
     name="actions clipped differently",
     topic="actions",
     cause="`{sus}` clips its actions where `{ref}` does not (or at other bounds)",
-    fix="clip the same way on both paths (rsl_rl: the agent cfg's clip_actions, as Isaac Lab's RslRlVecEnvWrapper "
-        "applies it; RLlib: clip_actions in the config)",
+    fix="clip the same way on both paths (to the same bounds, or on neither)",
     stage="action_for_env", applies=continuous, test=_clip_test)
 
 SCALED = Counterfactual(

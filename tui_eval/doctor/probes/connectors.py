@@ -31,8 +31,8 @@ STALE_STATE = Counterfactual(
     topic="connector state",
     cause="`{sus}` runs the same module on other inputs: its observation statistics (a stateful connector such as "
           "MeanStdFilter, or its own normalization) are stale, not `{ref}`'s",
-    fix="restore the env_to_module pipeline with its state (EnvToModulePipeline.from_checkpoint(CKPT/env_runner/"
-        "env_to_module_connector)) and do not reset or rebuild the stateful connector in your loop",
+    fix="restore the observation pipeline with the state the checkpoint saved, and do not reset or rebuild its "
+        "stateful steps in your loop",
     stage="env_to_module", applies=_applies, test=_test)
 
 PROBES = (STALE_STATE,)

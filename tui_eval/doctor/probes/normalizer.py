@@ -60,9 +60,9 @@ MISSING = Counterfactual(
     topic="normalizer",
     cause="`{sus}` lacks the observation normalizer: it feeds raw observations to a policy trained on "
           "normalized ones (`{ref}` normalizes them)",
-    fix="export the policy with its normalizer (rsl_rl: runner.export_policy_to_jit / export_policy_to_onnx from "
-        "the runner that loaded the checkpoint keep obs_normalizer; RLlib: run the checkpoint's env_to_module "
-        "pipeline), or normalize with the checkpoint's statistics before calling `{sus}`",
+    # the library's own way to keep the normalizer is the kind's to say (CheckpointKind.probe_fix)
+    fix="export the policy with its observation normalizer inside, or normalize with the checkpoint's statistics "
+        "before calling `{sus}`",
     stage="env_to_module", applies=_missing_applies, test=_missing_test)
 
 OTHER_STATISTICS = Counterfactual(

@@ -90,8 +90,8 @@ PRECISION = Counterfactual(
     name="float64 vs float32",
     topic="precision",
     cause="`{sus}` computes on the float64 observation where `{ref}` rounds it to float32 (float64 vs float32)",
-    fix="give the policy float32 observations on both paths (np.asarray(obs, dtype=np.float32), as RLlib's and "
-        "rsl_rl's pipelines do), and keep the module in float32",
+    fix="give the policy float32 observations on both paths (np.asarray(obs, dtype=np.float32)), and keep the "
+        "module in float32",
     stage="action", applies=_precision_applies, test=_precision_test)
 
 PROBES = (ORDER, PRECISION)

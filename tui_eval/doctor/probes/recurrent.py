@@ -54,8 +54,8 @@ CARRIED_OVER = Counterfactual(
     topic="recurrent",
     cause="`{sus}` carries its recurrent state over from one episode to the next (not reset when an episode "
           "starts)",
-    fix="reset the hidden state at every episode's start in `{sus}` (act form: in reset(); rsl_rl: "
-        "policy.reset(dones); RLlib: the module's get_initial_state())",
+    fix="reset the hidden state at every episode's start in `{sus}` (act form: in reset()), to the module's "
+        "initial state",
     stage="action", applies=_carried_applies, test=_carried_test)
 
 RESET_EVERY_STEP = Counterfactual(

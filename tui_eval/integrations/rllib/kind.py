@@ -389,6 +389,11 @@ class RllibKind(CheckpointKind):
 
         return reference_weights(self.checkpoint, module_id)
 
+    def probe_fix(self, probe: str) -> str | None:
+        from tui_eval.integrations.rllib.doctor import PROBE_FIXES
+
+        return PROBE_FIXES.get(probe)
+
     def saved_connector_states(self) -> dict[str, Any]:
         from tui_eval.integrations.rllib.doctor import saved_connector_states
 

@@ -376,6 +376,11 @@ class RslRlKind(CheckpointKind):
 
         return export_contract(self.actor_sd, [self.exported_jit, self.exported_onnx])
 
+    def probe_fix(self, probe: str) -> str | None:
+        from tui_eval.integrations.rsl_rl.probe_fixes import PROBE_FIXES
+
+        return PROBE_FIXES.get(probe)
+
     def _build(self, name: str, explore: bool) -> InferencePath:
         if explore and name != "runner":
             raise BadInput(f"the {name} path runs the exported policy, which is the deterministic mean; explore is "

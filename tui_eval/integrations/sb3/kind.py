@@ -162,6 +162,11 @@ class Sb3Kind(CheckpointKind):
                 PathEntry("onnx", lambda explore: self._build("onnx", explore), lambda: False,
                           "the ONNX graph (SB3's export recipe takes the deterministic action)", self._envs)]
 
+    def probe_fix(self, probe: str) -> str | None:
+        from tui_eval.integrations.sb3.probe_fixes import PROBE_FIXES
+
+        return PROBE_FIXES.get(probe)
+
     def single_env_factory(self) -> Callable[[], Any]:
         from tui_eval.envs.guard import check_env_id
 
