@@ -19,7 +19,8 @@ import numpy as np
 
 #: contract items that change what the robot does with an action (a mismatch there is a finding that can act)
 ACTING = ("joint order", "joint stiffness", "joint damping", "default joint positions", "action scale",
-          "observation terms", "observation scale", "observation clip", "observation history", "normalizer")
+          "action offset", "action clip", "observation terms", "observation scale", "observation clip",
+          "observation history", "observation size", "action size", "normalizer")
 
 
 @dataclass

@@ -371,10 +371,17 @@ class RslRlKind(CheckpointKind):
 
     def deploy_contract(self) -> Any:
         """What the export next to the checkpoint (the file a user deploys) says without metadata: its sizes and
-        whether the checkpoint's observation normalizer is inside (export_contract.py); None: no export there."""
+        whether the checkpoint's observation normalizer is inside (export_contract.py); None: no export there.
+        An Isaac Lab run's contract is its params/env.yaml and IO descriptors too (isaaclab_contract.py)."""
         from tui_eval.integrations.rsl_rl.export_contract import export_contract
 
-        return export_contract(self.actor_sd, [self.exported_jit, self.exported_onnx])
+        exports = [self.exported_jit, self.exported_onnx]
+        folder = run_folder_of(self.checkpoint)
+        if folder is not None and framework_of(folder) == ISAAC_LAB:
+            from tui_eval.integrations.rsl_rl.isaaclab_contract import isaac_lab_contract
+
+            return isaac_lab_contract(folder, self.actor_sd, exports)
+        return export_contract(self.actor_sd, exports)
 
     def probe_fix(self, probe: str) -> str | None:
         from tui_eval.integrations.rsl_rl.probe_fixes import PROBE_FIXES

@@ -1,8 +1,10 @@
 """Run folders of the robot frameworks that train rsl_rl policies: mjlab's and Isaac Lab's.
 
 Both write `logs/rsl_rl/<experiment>/<run>/` with `model_<iteration>.pt`, `params/env.yaml` and
-`params/agent.yaml`, dumped with `!!python/...` tags; the env.yaml's tags name the framework's modules
-(`mjlab.` or `isaaclab.`), which tells the two apart without importing either. Neither stores the task id.
+`params/agent.yaml`. mjlab dumps its cfg objects with `!!python/...` tags naming its modules (`mjlab.`); Isaac
+Lab's `dump_yaml` writes them as strings (`class_type: isaaclab.assets.articulation.articulation:Articulation`,
+`func: isaaclab.envs.mdp.observations:base_lin_vel`), tagged only where a value was pickled. Either names the
+framework's modules, which tells the two apart without importing either. Neither stores the task id.
 mjlab's velocity runners also write `<run>.onnx`, the policy they deploy (batch 1, with metadata).
 """
 
@@ -35,7 +37,8 @@ def framework_of(folder: Path) -> str | None:
         return None
     if re.search(r"!!python/\S+:mjlab\.", text):
         return MJLAB
-    if re.search(r"!!python/\S+:isaaclab(_tasks|_rl|_assets)?\.", text):
+    if re.search(r"!!python/\S+:isaaclab(_tasks|_rl|_assets)?\.", text) or re.search(
+            r"^\s*(class_type|func): isaaclab(_tasks|_rl|_assets)?\.\S+:", text, re.MULTILINE):
         return ISAAC_LAB
     return None
 
