@@ -27,9 +27,10 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
     for kind in _kinds():
         if kind.recognise(path):
             from tui_eval.kinds.extra import attach_extra_paths
-            from tui_eval.kinds.integrity import check_files, checked_files
+            from tui_eval.kinds.integrity import check_files, checked_files, files_read_first
             from tui_eval.kinds.vs_env import attach_vs_env
 
+            check_files(files_read_first(path))
             loaded = kind(path, spec)
             check_files(checked_files(loaded.checkpoint))  # a damaged file is said now, before any header or log
             # --path / --vs / --vs-env

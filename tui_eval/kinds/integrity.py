@@ -47,6 +47,15 @@ def checked_files(checkpoint: Path) -> list[Path]:
     return [checkpoint, *sorted(p for p in beside + below if p.suffix.lower() in READERS)]
 
 
+def files_read_first(path: Path) -> list[Path]:
+    """What a kind may read while it recognises `path` and reads it offline: a checkpoint file and the files
+    beside it, or a folder's settings (JSON, YAML); a folder's weights are checked once the kind has picked its
+    checkpoint among them (`checked_files(kind.checkpoint)`)."""
+    if path.is_file():
+        return checked_files(path)
+    return sorted(p for p in path.rglob("*") if p.suffix.lower() in SETTINGS)
+
+
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return text if len(text) < 120 else text[:117] + "..."
@@ -103,6 +112,7 @@ def _read_onnx(path: Path) -> None:
         raise ValueError(f"not an ONNX model: {_reason(exc)}") from None
 
 
+SETTINGS = (".json", ".yaml", ".yml")
 READERS: dict[str, Callable[[Path], None]] = {
     ".pkl": _read_pickle, ".pickle": _read_pickle, ".pt": _read_torch, ".pth": _read_torch, ".zip": _read_zip,
     ".json": _read_json, ".yaml": _read_yaml, ".yml": _read_yaml, ".onnx": _read_onnx,

@@ -17,6 +17,7 @@ from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
 from tui_eval.integrations.rllib.refusals import (
     is_multi_agent,
     refuse_for_paths,
+    refuse_incomplete,
     refuse_multi_agent_env,
     refuse_without_env_runners,
 )
@@ -91,6 +92,7 @@ class RllibKind(CheckpointKind):
         if self.checkpoint != path:
             self.resolved_note = f"using the newest of {len(found)} checkpoint(s) under {path}: {self.checkpoint}"
         self.meta = self._read_marker()
+        refuse_incomplete(self.checkpoint)
         ctor = _load_pickle(self.checkpoint / "class_and_ctor_args.pkl")  # imports ray.rllib
         _quiet_ray_logs()
         try:

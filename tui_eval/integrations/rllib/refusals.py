@@ -69,3 +69,18 @@ def _runner_class_name(config) -> str | None:
     if isinstance(cls, type) and cls is (MultiAgentEnvRunner if config.is_multi_agent else SingleAgentEnvRunner):
         return None
     return getattr(cls, "__name__", str(cls))
+
+
+def refuse_incomplete(checkpoint: Path) -> None:
+    """Every component `Algorithm.save()` writes (the algorithm, its EnvRunners, connectors, learners, modules) is
+    a folder with its constructor, its state and (below the top) its metadata; restoring needs all three. A file
+    gone is said now, by name, not when a path restores the component."""
+    for folder in [checkpoint, *sorted(p for p in checkpoint.rglob("*") if p.is_dir())]:
+        names = {p.name for p in folder.iterdir() if p.is_file()}
+        needed = ["class_and_ctor_args.pkl"] + ([] if folder == checkpoint else ["metadata.json"])
+        missing = [n for n in needed if n not in names]
+        if not any("state" in n for n in names):
+            missing.append("its state (state.pkl)")
+        if missing:
+            raise BadInput(f"checkpoint {checkpoint} is incomplete: {folder} has no {', '.join(missing)}; copy the "
+                           "whole checkpoint folder again, or save it again with algo.save()")
