@@ -181,3 +181,19 @@ def export_onnx(model_zip: Path, target: Path, vecnormalize: Path | None = None,
         warnings.simplefilter("ignore")
         torch.onnx.export(module, dummy, str(target), opset_version=17, dynamo=False, input_names=["input"])
     return target
+
+
+def train_ppo_dict_obs(folder: Path) -> Path:
+    """A PPO (MultiInputPolicy) on a CartPole of Dict observations (tests/support/sb3_dict_env.py), saved by
+    model.save() as `folder/ppo_dict.zip`."""
+    from stable_baselines3 import PPO
+
+    from tests.support.sb3_dict_env import ENV_ID
+
+    folder.mkdir(parents=True, exist_ok=True)
+    model = PPO("MultiInputPolicy", gym.make(ENV_ID), n_steps=128, batch_size=64, n_epochs=2, seed=TRAINING_SEED,
+                policy_kwargs={"net_arch": [16]}, device="cpu", verbose=0)
+    with _one_thread():
+        model.learn(256)
+    model.save(folder / "ppo_dict")
+    return folder / "ppo_dict.zip"

@@ -19,7 +19,8 @@ def facts_of(kind: Any) -> dict[str, str]:
         "algorithm": f"{kind.algo.upper()} (stable-baselines3 {lib}; saved by {zip_facts.sb3_version})",
         "model": str(kind.checkpoint.name) + (f": {run.which(kind.checkpoint)}" if run is not None else
                                               " (a model.save() zip)"),
-        "spaces": f"observations of shape {zip_facts.obs_shape}, actions {zip_facts.action_space}",
+        "spaces": (f"Dict observations {zip_facts.obs_shape}" if zip_facts.obs_keys is not None else
+                   f"observations of shape {zip_facts.obs_shape}") + f", actions {zip_facts.action_space}",
         "env": recipe.env_id + (f" {json.dumps(recipe.kwargs)}" if recipe.kwargs else "")
         + (f", wrapped by {recipe.wrappers}" if recipe.wrappers else "")
         + (" (from the run's args.yml / config.yml)" if run is not None and not kind.spec.env_id else ""),

@@ -88,6 +88,10 @@ class Sb3Kind(CheckpointKind):
         self._check_env()
         self.onnx_file = next((f for name in ONNX_NAMES
                                if (f := model.parent / name.format(stem=model.stem)).is_file()), None)
+        if self.onnx_file is not None and self.facts.obs_keys is not None:
+            from tui_eval.integrations.sb3.paths.onnx import check_dict_inputs
+
+            check_dict_inputs(self.onnx_file, self.facts.obs_keys)
 
     # ------------------------------------------------------------------ reading
     def _recipe(self, spec: RunSpec) -> EnvRecipe:
@@ -115,12 +119,24 @@ class Sb3Kind(CheckpointKind):
             raise BadInput(f"cannot make env {self.recipe.env_id!r} with {self.recipe.kwargs}: {first_line(exc)}") \
                 from None
         try:
+            if self.facts.obs_keys is not None:  # a Dict observation (MultiInputPolicy): its keys must match
+                self._check_keys(env.observation_space)
+                return
             shape = json.dumps(list(env.observation_space.shape or ()))
             if self.facts.obs_shape not in ("?", shape.replace(" ", "")) and self.facts.obs_shape != shape:
                 raise BadInput(f"the model takes observations of shape {self.facts.obs_shape} but env "
                                f"{self.recipe.env_id!r} gives {shape}; pass the env it was trained on with --env")
         finally:
             env.close()
+
+    def _check_keys(self, space: Any) -> None:
+        import gymnasium as gym
+
+        given = sorted(space.spaces) if isinstance(space, gym.spaces.Dict) else None
+        if given != sorted(self.facts.obs_keys or ()):
+            raise BadInput(f"the model takes Dict observations of {list(self.facts.obs_keys or ())} but env "
+                           f"{self.recipe.env_id!r} gives {given if given is not None else space}; pass the env it "
+                           "was trained on with --env")
 
     def stochastic(self) -> bool:
         """enjoy.py samples on Atari and MiniGrid envs (their policies loop when greedy), else not."""

@@ -10,6 +10,7 @@ The algorithm is not stored by name: it is told from the policy class's module a
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ class ZipFacts:
     algo: str  # one of ALGOS
     policy_module: str
     obs_shape: str
+    #: a Dict observation space's keys (MultiInputPolicy), None for any other space
+    obs_keys: tuple[str, ...] | None
     action_space: str  # "Discrete(2)", "Box(-2.0, 2.0, (1,))" as far as the JSON tells
     seed: int | None  # the seed training was given (model.seed), if any
     n_envs: int | None
@@ -49,8 +52,11 @@ def read_zip(path: Path) -> ZipFacts:
     except (ValueError, UnicodeDecodeError):
         raise BadInput(f"{path}: its data entry is not SB3's JSON; pass a zip written by model.save()") from None
     module = str((data.get("policy_class") or {}).get("__module__", "?"))
+    observations = data.get("observation_space") or {}
+    keys = _dict_keys(observations)
     return ZipFacts(algo=algo_of(module, data, path), policy_module=module,
-                    obs_shape=str((data.get("observation_space") or {}).get("_shape", "?")),
+                    obs_shape=str(observations.get("spaces") if keys else observations.get("_shape", "?")),
+                    obs_keys=keys,
                     action_space=_space_text(data.get("action_space") or {}),
                     seed=data.get("seed") if isinstance(data.get("seed"), int) else None,
                     n_envs=data.get("n_envs") if isinstance(data.get("n_envs"), int) else None,
@@ -76,6 +82,13 @@ def check_algo(algo: str, where: str) -> str:
         raise BadInput(f"{where} names algorithm {algo!r}, which the sb3 kind does not run; it runs "
                        f"{', '.join(a.upper() for a in ALGOS)}")
     return name
+
+
+def _dict_keys(space: dict[str, Any]) -> tuple[str, ...] | None:
+    """A Dict space's keys from its readable summary (`spaces`: "{'position': Box(...), ...}"), else None."""
+    if not str(space.get(":type:", "")).endswith(".Dict'>"):
+        return None
+    return tuple(re.findall(r"'([^']+)': \w+\(", str(space.get("spaces", ""))))
 
 
 def _space_text(space: dict[str, Any]) -> str:

@@ -7,6 +7,9 @@ dynamo=False)` on a dummy observation of batch 1:
 - SAC: `policy.actor(obs, deterministic=True)`; TD3: `policy.actor(obs)`;
 - DQN: the Q-network's greedy action (`policy.q_net._predict(obs, deterministic=True)`).
 
+A model of Dict observations (MultiInputPolicy) is exported with one graph input per key, named by the key, in
+the observation space's key order: the onnx path feeds each part by its name.
+
 What the recipe leaves out is what a deployment loses: the graph holds no VecNormalize (raw observations go in)
 and no action unscaling or clipping (PPO's Gaussian mean comes out unclipped, SAC's and TD3's tanh output in
 [-1, 1]). tui-eval writes the file as the recipe does, so that the `onnx` path shows what such an export does.
@@ -36,17 +39,27 @@ def export_path(model_path: Path) -> Path:
     return cache_root() / "sb3" / digest / "policy.onnx"
 
 
+def dict_keys(space: Any) -> tuple[str, ...]:
+    """A Dict observation space's keys in its order (the graph's inputs), () for any other space."""
+    import gymnasium as gym
+
+    return tuple(space.spaces) if isinstance(space, gym.spaces.Dict) else ()
+
+
 def _module(model: Any, algo: str) -> Any:
     import torch
 
     policy = model.policy
+    keys = dict_keys(model.observation_space)
 
     class Onnxable(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.policy = policy
 
-        def forward(self, obs: torch.Tensor) -> Any:
+        def forward(self, *parts: torch.Tensor) -> Any:
+            # a Dict observation comes in as one tensor per key (ONNX inputs are tensors), rebuilt here
+            obs: Any = dict(zip(keys, parts)) if keys else parts[0]
             if algo in ("ppo", "a2c"):
                 return self.policy(obs, deterministic=True)
             if algo == "sac":
@@ -67,7 +80,10 @@ def export(model: Any, algo: str, model_path: Path) -> Path:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".staging-{os.getpid()}.onnx")
-    dummy = torch.zeros((1, *model.observation_space.shape), dtype=torch.float32)
+    space = model.observation_space
+    keys = dict_keys(space)
+    dummy = tuple(torch.zeros((1, *space[k].shape), dtype=torch.float32) for k in keys) if keys else \
+        (torch.zeros((1, *space.shape), dtype=torch.float32),)
     logger = logging.getLogger("torch.onnx")
     level = logger.level
     logger.setLevel(logging.ERROR)
@@ -75,8 +91,8 @@ def export(model: Any, algo: str, model_path: Path) -> Path:
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()):
             warnings.simplefilter("ignore")
-            torch.onnx.export(_module(model, algo), (dummy,), str(staging), opset_version=17, dynamo=False,
-                              input_names=["input"])
+            torch.onnx.export(_module(model, algo), dummy, str(staging), opset_version=17, dynamo=False,
+                              input_names=list(keys) or ["input"])
         os.replace(staging, target)
     except Exception as exc:  # torch.onnx raises errors of many classes
         raise BadInput(f"SB3's ONNX recipe could not export this {algo.upper()} policy: {first_line(exc, 180)}") \

@@ -4,7 +4,9 @@ The file is the user's export next to the model (`<model>.onnx`, else `policy.on
 holds (VecNormalize's statistics, action unscaling) is what a deployment gets. Without one, tui-eval writes one
 with SB3's documented recipe (export.py) and says so. Nothing is added around the graph: no observation
 normalization, no action unscaling or clipping. The action sent to the env is the graph's first output. A graph
-whose batch is fixed at 1 (the recipe's dummy input) is run one row at a time.
+whose batch is fixed at 1 (the recipe's dummy input) is run one row at a time. A Dict observation's parts go to
+the graph's inputs of the same names (one input per key, as export.py writes them); a user's graph whose inputs
+are not the keys is one line before the run (`check_dict_inputs`, called by the kind).
 """
 
 from __future__ import annotations
@@ -26,24 +28,31 @@ class OnnxPath(Sb3Path):
                  success_key: str | None, step_timeout: float | None):
         self.name, self.explore, self.file = name, False, file
         self.session = _session(file)
-        first = self.session.get_inputs()[0]
-        self.input_name = first.name
-        self.batch_one = bool(first.shape) and first.shape[0] == 1
+        inputs = self.session.get_inputs()
+        self.input_names = [i.name for i in inputs]
+        self.batch_one = bool(inputs[0].shape) and inputs[0].shape[0] == 1
         self._start_env(recipe, num_envs, success_key, step_timeout)
         self.description = f"onnxruntime on {source}, raw observations in, first output to the env, {num_envs} envs"
 
-    def _run(self, x: np.ndarray) -> np.ndarray:
-        return np.asarray(self.session.run(None, {self.input_name: x})[0])
+    def _run(self, rows: dict[str, np.ndarray]) -> np.ndarray:
+        return np.asarray(self.session.run(None, rows)[0])
+
+    def _inputs(self, obs: Any) -> dict[str, np.ndarray]:
+        """The graph's inputs: the one input, or a Dict observation's parts by name."""
+        if isinstance(obs, dict):
+            return {name: np.asarray(obs[name], dtype=np.float32) for name in self.input_names}
+        return {self.input_names[0]: np.asarray(obs, dtype=np.float32)}
 
     def act(self, obs: Any) -> np.ndarray:
-        x = np.asarray(obs, dtype=np.float32)
+        rows = self._inputs(obs)
         if self.batch_one:
-            return np.concatenate([self._run(x[i:i + 1]) for i in range(len(x))])
-        return self._run(x)
+            n = len(next(iter(rows.values())))
+            return np.concatenate([self._run({k: v[i:i + 1] for k, v in rows.items()}) for i in range(n)])
+        return self._run(rows)
 
     def one(self, obs: Any) -> np.ndarray:
         """The graph on one observation: the row it gives (an index is a 0-d array)."""
-        return self._run(np.asarray(obs, dtype=np.float32)[None])[0]
+        return self._run({k: v[None] for k, v in self._inputs(obs).items()})[0]
 
     def stages(self, obs: Any) -> dict[str, Any]:
         action = self.one(obs)
@@ -53,6 +62,15 @@ class OnnxPath(Sb3Path):
         side = Side(self.name, trace, explore=False, stateless=True, action_space=self.action_space)
         side.stepper = lambda: Stateless(self.one)
         return side
+
+
+def check_dict_inputs(file: Path, keys: tuple[str, ...]) -> None:
+    """BadInput (one line) unless the graph in `file` takes one input per key of a Dict observation, named by it."""
+    names = [i.name for i in _session(file).get_inputs()]
+    if sorted(names) != sorted(keys):
+        raise BadInput(f"{file} takes inputs {names} but the model's observations are a Dict of {list(keys)}; "
+                       "export one graph input per key, named by it (tui-eval's own export does so), or move "
+                       f"{file.name} away to let tui-eval export")
 
 
 def _session(file: Path) -> Any:
