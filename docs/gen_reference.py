@@ -1,16 +1,20 @@
-"""Writes docs/reference/options.md from the run options as the CLI declares them (tui_eval/config/spec.py RUN_OPTIONS).
+"""Writes docs/reference/options.md from the run options as the CLI declares them (tui_eval/config/spec.py RUN_OPTIONS),
+and docs/reference/api.md from the Python facade (tui_eval/api: its calls, results and keywords).
 
-    python docs/gen_reference.py          (rewrite the page)
-    python docs/gen_reference.py --check  (exit 1 when the page is not what the options say: the suite runs this)
+    python docs/gen_reference.py          (rewrite the pages)
+    python docs/gen_reference.py --check  (exit 1 when a page is not what the code says: the suite runs this)
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "reference" / "options.md"
+API_PAGE = ROOT / "docs" / "reference" / "api.md"
 HEAD = """# Options
 
 Every option a run understands (`tui-eval CHECKPOINT`, `tui-eval demo`, `tui-eval diagnose`; `tui-eval record`
@@ -51,9 +55,39 @@ def options_markdown() -> str:
     return HEAD + "\n".join(rows) + "\n" + TAIL
 
 
+API_HEAD = """# Python API reference
+
+Generated from `tui_eval.api` (`docs/gen_reference.py`); how to use it: [Python API](../api.md).
+"""
+
+
+def api_markdown() -> str:
+    sys.path.insert(0, str(ROOT))
+    from tui_eval import api
+
+    parts = [API_HEAD, "## Calls\n"]
+    for name in ("evaluate", "diagnose", "sweep", "assert_same_policy"):
+        call = getattr(api, name)
+        parts.append(f"### `api.{name}{str(inspect.signature(call)).replace(chr(39), '')}`\n\n{inspect.getdoc(call)}\n")
+    parts.append("## Results\n")
+    for result in (api.Evaluation, api.PathResult, api.Diagnosis, api.Sweep):
+        parts.append(f"### `api.{result.__name__}`\n\n{inspect.getdoc(result)}\n")
+        members = [(n, m) for n, m in vars(result).items() if not n.startswith("_")
+                   and isinstance(m, property | type(api.Evaluation.to_json))]
+        parts += [f"- `{n}`: {' '.join((inspect.getdoc(m) or '').split())}" for n, m in members]
+        parts += [f"- `{f.name}`: `{f.type}`" for f in dataclasses.fields(result) if f.repr]
+        parts.append("")
+    parts.append("## Keywords\n\n| keyword | flag | meaning |\n|---|---|---|")
+    for keyword, option in api.run_keywords().items():
+        meaning = option.help.replace("%%", "%").replace("|", "\\|")
+        parts.append(f"| `{keyword}` | `{option.flags[-1]}` | {meaning} |")
+    return "\n".join(parts) + "\n"
+
+
 if __name__ == "__main__":
-    text = options_markdown()
+    pages = {PAGE: options_markdown(), API_PAGE: api_markdown()}
     if "--check" in sys.argv:
-        sys.exit(0 if PAGE.is_file() and PAGE.read_text() == text else 1)
-    PAGE.parent.mkdir(parents=True, exist_ok=True)
-    PAGE.write_text(text)
+        sys.exit(0 if all(p.is_file() and p.read_text() == text for p, text in pages.items()) else 1)
+    for page, text in pages.items():
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(text)

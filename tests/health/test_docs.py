@@ -30,11 +30,16 @@ def test_the_site_builds_strictly(tmp_path):
 def test_the_option_reference_is_generated_from_the_options():
     result = subprocess.run([sys.executable, str(DOCS / "gen_reference.py"), "--check"], capture_output=True,
                             timeout=60)
-    assert result.returncode == 0, "docs/reference/options.md is stale: run python docs/gen_reference.py"
+    assert result.returncode == 0, "docs/reference/ is stale: run python docs/gen_reference.py"
     from tui_eval.config.spec import RUN_OPTIONS
 
     page = (DOCS / "reference" / "options.md").read_text()
     assert all(f"`{flag}`" in page for option in RUN_OPTIONS for flag in option.flags)
+    from tui_eval import api
+
+    reference = (DOCS / "reference" / "api.md").read_text()
+    assert all(f"| `{keyword}` |" in reference for keyword in api.run_keywords())
+    assert all(f"`api.{name}(" in reference for name in ("evaluate", "diagnose", "sweep", "assert_same_policy"))
 
 
 def test_the_readme_is_a_front_page_that_links_every_page():
