@@ -16,7 +16,6 @@ from tui_eval.engine.decide import check_gate_paths, watch_decision
 from tui_eval.envs import global_rng
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import CheckpointKind
-from tui_eval.integrations.rsl_rl.run_folder import MJLAB, framework_of, run_folder_of
 from tui_eval.kinds import load_kind
 from tui_eval.log.lifecycle import RunMeta, RunStatus
 from tui_eval.log.store import RunLog
@@ -134,17 +133,14 @@ def start_path_processes_ahead(spec: RunSpec) -> None:
     if spec.in_process or spec.on_ray or (spec.paths is not None and len(spec.paths) < 2):
         return
     from tui_eval.isolation.process_path import start_ahead
+    from tui_eval.kinds.registry import plugins
 
     checkpoint = Path(spec.checkpoint).expanduser()
-    if (checkpoint / "rllib_checkpoint.json").exists():
-        start_ahead(1, ("torch", "ray.rllib", "gymnasium"))
+    if not checkpoint.exists():
         return
-    warm: tuple[str, ...] = ("torch", "rsl_rl.runners", "gymnasium")
-    folder = run_folder_of(checkpoint) if checkpoint.exists() else None
-    if folder is not None and framework_of(folder) == MJLAB:
-        os.environ.setdefault("MJLAB_WARP_QUIET", "1")  # read when mjlab is imported; Warp starts in each path
-        warm += ("mjlab.tasks",)
-    start_ahead(1, warm)
+    # the first kind (in the order kinds are tried) that opens the checkpoint says what its paths import first
+    warm = next((w for plugin in plugins() if (w := plugin.warm_imports(checkpoint)) is not None), None)
+    start_ahead(1, warm or ("torch", "gymnasium"))
 
 
 def end_path_processes_ahead() -> None:

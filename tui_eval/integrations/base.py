@@ -37,16 +37,27 @@ class KindPlugin:
     distributions: tuple[str, ...] = ()
     #: kinds are tried in this order (lower first): a more specific kind before the one it refines
     order: int = 100
+    #: "module:function" taking the checkpoint's Path: the modules to import ahead in a path's process when this kind
+    #: opens it (None when it does not); cheap (the filesystem only), it runs before the checkpoint is read
+    warm_up: str | None = None
 
     @property
     def package(self) -> str:
         return self.kind.split(":")[0].rsplit(".", 1)[0]
 
     def load(self) -> type[CheckpointKind]:
-        import importlib
+        return _attribute(self.kind)
 
-        module, _, attr = self.kind.partition(":")
-        return getattr(importlib.import_module(module), attr)
+    def warm_imports(self, checkpoint: Path) -> tuple[str, ...] | None:
+        """The modules a path of this kind imports first, when this kind opens `checkpoint`; else None."""
+        return _attribute(self.warm_up)(checkpoint) if self.warm_up else None
+
+
+def _attribute(target: str) -> Any:
+    import importlib
+
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 @dataclass(frozen=True)
