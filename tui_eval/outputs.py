@@ -25,7 +25,7 @@ def default_log_path(checkpoint: str, prefix: str = "") -> Path:
     """A new file under ./tui-eval-runs/ named after the time and the checkpoint (`prefix`: what it is, e.g. a
     sweep's "sweep-")."""
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    name = prefix + (Path(checkpoint).expanduser().resolve().name or "run")
+    name = prefix + (Path(checkpoint).expanduser().resolve().name or "run")[:80]  # within a file name's limit
     path, n = RUNS_DIR / f"{stamp}-{name}.sqlite", 1
     while path.exists():
         n += 1
@@ -46,6 +46,7 @@ def _probe(folder: Path, what: str, option: str) -> None:
 def check_outputs(spec: RunSpec) -> None:
     """Settle `spec.log` (absolute; a default when not given) and check it and `spec.json` can be written."""
     log = Path(spec.log).expanduser() if spec.log else default_log_path(spec.checkpoint)
+    check_nameable(log, "--log")
     if log.is_dir():
         raise BadInput(f"--log {log} is a folder; name a file, e.g. --log {log / 'run.sqlite'}")
     try:
@@ -57,6 +58,7 @@ def check_outputs(spec: RunSpec) -> None:
     spec.log = str(log.resolve())
     if spec.json:
         target = Path(spec.json).expanduser()
+        check_nameable(target, "--json")
         if target.is_dir():
             raise BadInput(f"--json {target} is a folder; name a file, e.g. --json {target / 'summary.json'}")
         if not target.parent.is_dir():
@@ -70,9 +72,22 @@ def check_outputs(spec: RunSpec) -> None:
         spec.report = str(check_report_target(Path(spec.report), "--report"))
 
 
+def check_nameable(target: Path, option: str) -> None:
+    """BadInput when `target` cannot even be looked up (a name too long, a file where a folder should be)."""
+    try:
+        target.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        shown = str(target) if len(str(target)) < 200 else str(target)[:200] + "..."
+        raise BadInput(f"{option} {shown}: {exc.strerror.lower() if exc.strerror else first_line(exc)}; "
+                       "choose another file") from None
+
+
 def check_report_target(target: Path, option: str) -> Path:
     """A report's file, absolute: a suffix it can be drawn as, in a folder that exists and can be written."""
     target = target.expanduser()
+    check_nameable(target, option)
     if target.is_dir():
         raise BadInput(f"{option} {target} is a folder; name a file, e.g. {option} {target / 'report.png'}")
     if target.suffix.lower() not in REPORT_SUFFIXES:

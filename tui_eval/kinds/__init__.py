@@ -21,6 +21,13 @@ def _kinds() -> Iterator[type[CheckpointKind]]:
 def load_kind(spec: RunSpec) -> CheckpointKind:
     """Recognise the checkpoint at `spec.checkpoint` and read it offline."""
     path = Path(spec.checkpoint).expanduser()
+    try:
+        path.stat()
+    except FileNotFoundError:
+        raise BadInput(f"checkpoint {spec.checkpoint!r} does not exist; pass {what_opens()}") from None
+    except OSError as exc:  # a name too long, a folder on the way that cannot be entered
+        raise BadInput(f"checkpoint {spec.checkpoint[:200]!r} cannot be read ({exc.strerror}); pass {what_opens()}"
+                       ) from None
     if not path.exists():
         raise BadInput(f"checkpoint {spec.checkpoint!r} does not exist; pass {what_opens()}")
     path = path.resolve()

@@ -42,7 +42,27 @@ def parse_metadata(meta: dict[str, str]) -> dict[str, Any]:
                                          f"{text[:60]!r}") from None
         else:
             out[key] = text
+    _check_lengths(out)
     return out
+
+
+def _check_lengths(fields: dict[str, Any]) -> None:
+    """Lists that must have one value per joint or per observation term: a list of another length cannot say which
+    value is whose (the gains are the actuated joints', at most one per joint, stiffness and damping alike)."""
+    joints, terms = fields.get("joint_names"), fields.get("observation_names")
+    for key in ("joint_stiffness", "joint_damping"):
+        values = fields.get(key)
+        if values is not None and joints is not None and len(values) > len(joints):
+            raise ContractUnreadable(f"the export's metadata field {key} has {len(values)} values for the "
+                                     f"{len(joints)} joints of joint_names: export again")
+    wanted: list[tuple[str, Any, str]] = [("default_joint_pos", joints, "joints of joint_names")]
+    wanted += [("joint_damping", fields.get("joint_stiffness"), "entries of joint_stiffness")]
+    wanted += [(k, terms, "terms of observation_names") for k in fields if k.startswith("observation_terms_")]
+    for key, reference, what in wanted:
+        values = fields.get(key)
+        if values is not None and reference is not None and len(values) != len(reference):
+            raise ContractUnreadable(f"the export's metadata field {key} has {len(values)} values for the "
+                                     f"{len(reference)} {what}: export again")
 
 
 def _number(entry: str) -> float | list[float]:

@@ -103,6 +103,7 @@ class MjlabVecEnv(FactoryVecEnv):
                  step_timeout: float | None, stated: dict[str, Any] | None = None):
         self.step_counter = int(step_counter)
         self.action_order: list[int] | None = None  # `deploy`: env action k is the policy's output action_order[k]
+        self.observation_order: list[int] | None = None  # `deploy`: its actor entry k is the env's entry [k]
         self.stated = stated
         factory = functools.partial(make_env, step_counter=self.step_counter, stated=stated)
         kwargs = dict(num_envs=num_envs, device=device, seed=seed, env_id=task, env_config=dict(env_config),
@@ -116,16 +117,29 @@ class MjlabVecEnv(FactoryVecEnv):
         with _SIMULATOR:
             inner = super()._build()
         if self.stated is not None:  # a deploy that indexes joints by the contract's names
-            from tui_eval.integrations.rsl_rl.mjlab.deploy import action_order, actuated_joints
+            from tui_eval.integrations.rsl_rl.mjlab.deploy import action_order, actuated_joints, observation_order
 
             self.action_order = action_order(self.stated, actuated_joints(inner.unwrapped))
+            self.observation_order = observation_order(self.stated, inner.unwrapped)
         return inner
+
+    def _as_deployed(self, obs):
+        if self.observation_order is not None:
+            obs["actor"] = obs["actor"][:, self.observation_order]
+        return obs
+
+    def get_observations(self):
+        return self._as_deployed(super().get_observations())
+
+    def begin(self, feed):
+        return self._as_deployed(super().begin(feed))
 
     def step(self, actions):
         if self.action_order is not None:
             actions = actions[:, self.action_order]
         with _SIMULATOR:
-            return super().step(actions)
+            obs, rew, dones, extras = super().step(actions)
+        return self._as_deployed(obs), rew, dones, extras
 
     def _reseed(self, seed: int) -> None:
         with _SIMULATOR:
