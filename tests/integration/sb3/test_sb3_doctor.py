@@ -1,6 +1,7 @@
 """The doctor on SB3's deployment bugs, each planted in a real export of a real model and named with its proof:
 an ONNX export without the VecNormalize statistics, one whose Box action is not unscaled as `predict` unscales it,
-one whose action is not clipped as `predict` clips it (SB3's own recipe on a PPO Pendulum), and `predict` sampling
+one with neither (the bare policy, as SB3's recipe writes it), one whose action is not clipped as `predict` clips
+it (SB3's own recipe on a PPO Pendulum), and `predict` sampling
 where the export takes the deterministic action; each fix in SB3's terms."""
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ def _planted(sac_run, tmp_path, **export):
     (True, False, "`onnx` sends the policy's squashed action (in [-1, 1]) to the env",
      "unsquashed from [-1, 1] to the action space's bounds [[-2.0], [2.0]], `onnx`'s actions equal `predict`'s",
      "unscale the export's action as predict does: policy.unscale_action(action)"),
-], ids=["no-vecnormalize", "not-unscaled"])
+    (False, False, "`onnx` lacks the observation normalizer and sends the policy's squashed action",
+     "and its output unsquashed from [-1, 1] to the action space's bounds [[-2.0], [2.0]], `onnx`'s action equals "
+     "`predict`'s at steps 0-19", "put both into the export, as predict applies them"),
+], ids=["no-vecnormalize", "not-unscaled", "bare-policy"])
 def test_the_doctor_names_a_planted_export_with_its_proof(sac_run, tmp_path, normalized, unscaled, cause, proof,
                                                           fix):
     stats = sac_run / ZOO_ENV / "vecnormalize.pkl"

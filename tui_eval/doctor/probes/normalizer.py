@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 
-from tui_eval.doctor.probes.base import Case, Counterfactual, agree, steps_text
+from tui_eval.doctor.probes.base import Case, Counterfactual, agree, continuous, steps_text
 
 
 def _ref_normalizes(c: Case) -> bool:
@@ -30,6 +31,40 @@ def _missing_test(c: Case) -> str | None:
             f"action equals `{c.ref.name}`'s at {steps_text(c)} to 1e-5 (max abs difference {d:.2g}); on the raw "
             f"observation it sends {np.round(np.asarray(c.sus.stage('action_for_env', c.t), dtype=float), 4).tolist()}"
             f" instead of {np.round(np.asarray(c.ref.stage('action_for_env', c.t), dtype=float), 4).tolist()}")
+
+
+def _bounded_box(c: Case) -> gym.spaces.Box | None:
+    space = c.ref.action_space or c.sus.action_space
+    bounded = isinstance(space, gym.spaces.Box) and np.all(np.isfinite(space.low)) and np.all(np.isfinite(space.high))
+    return space if bounded and not (np.allclose(space.low, -1) and np.allclose(space.high, 1)) else None
+
+
+def _missing_and_squashed_applies(c: Case) -> bool:
+    return _missing_applies(c) and continuous(c) and _bounded_box(c) is not None
+
+
+def _missing_and_squashed_test(c: Case) -> str | None:
+    """Both omissions of an export that holds the bare policy: normalized observations in and the output unsquashed
+    make `sus` agree, where either alone does not."""
+    space = _bounded_box(c)
+    assert space is not None
+    def unsquash(actions: list[np.ndarray]) -> list[np.ndarray]:
+        return [space.low + (np.clip(np.asarray(a, dtype=float), -1, 1) + 1) * (space.high - space.low) / 2
+                for a in actions]
+
+    got = c.rerun(c.ref_obs("env_to_module"),
+                  history=None if c.sus.stateless else c.ref.steps("env_to_module")[: c.t])
+    raw = c.rerun(c.ref_obs())
+    if got is None or raw is None:
+        return None
+    d = agree(unsquash(got), c.ref_actions())
+    alone = agree(got, c.ref_actions()) is not None or agree(unsquash(raw), c.ref_actions()) is not None
+    if d is None or alone:  # one omission alone is its own probe's finding
+        return None
+    return (f"with `{c.ref.name}`'s normalized observation (its env_to_module stage) as input and its output "
+            f"unsquashed from [-1, 1] to the action space's bounds [{space.low.tolist()}, {space.high.tolist()}], "
+            f"`{c.sus.name}`'s action equals `{c.ref.name}`'s at {steps_text(c)} to 1e-5 (max abs difference "
+            f"{d:.2g}); neither change alone makes them agree")
 
 
 def _other_applies(c: Case) -> bool:
@@ -65,6 +100,15 @@ MISSING = Counterfactual(
         "before calling `{sus}`",
     stage="env_to_module", applies=_missing_applies, test=_missing_test)
 
+MISSING_AND_SQUASHED = Counterfactual(
+    name="observation normalizer missing and action not unsquashed",
+    topic="normalizer",
+    cause="`{sus}` lacks the observation normalizer and sends the policy's squashed action (in [-1, 1]) to the env: "
+          "it holds the bare policy, where `{ref}` normalizes observations and unsquashes actions to the bounds",
+    fix="export the policy with its observation normalizer and the action unsquashing inside, or apply both around "
+        "`{sus}`: normalize with the checkpoint's statistics before, low + (action + 1) * (high - low) / 2 after",
+    stage="env_to_module", applies=_missing_and_squashed_applies, test=_missing_and_squashed_test)
+
 OTHER_STATISTICS = Counterfactual(
     name="observation normalizer with other statistics",
     topic="normalizer",
@@ -74,4 +118,4 @@ OTHER_STATISTICS = Counterfactual(
         "or load the normalizer state that belongs to the weights",
     stage="env_to_module", applies=_other_applies, test=_other_test)
 
-PROBES = (MISSING, OTHER_STATISTICS)
+PROBES = (MISSING, MISSING_AND_SQUASHED, OTHER_STATISTICS)

@@ -8,6 +8,10 @@ PROBE_FIXES = {
         "put the run's VecNormalize into the export: (obs - obs_rms.mean) / sqrt(obs_rms.var + epsilon), clipped "
         "to ±clip_obs, with the statistics of its vecnormalize.pkl (VecNormalize.load(path, venv), training=False), "
         "or call VecNormalize.normalize_obs before `{sus}`",
+    "observation normalizer missing and action not unsquashed":
+        "put both into the export, as predict applies them: the run's VecNormalize before the policy ((obs - "
+        "obs_rms.mean) / sqrt(obs_rms.var + epsilon), clipped to ±clip_obs, from its vecnormalize.pkl) and "
+        "policy.unscale_action after it (SB3's export recipe leaves both out)",
     "action not unsquashed":
         "unscale the export's action as predict does: policy.unscale_action(action), i.e. low + 0.5 * (action + 1) "
         "* (high - low) with the env's action space (SB3's export recipe leaves the tanh output in [-1, 1])",
