@@ -141,6 +141,7 @@ def test_the_headless_table_and_the_doctor_name_a_planted_stiffness(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.splitlines()[1].startswith("1. the export's deployment contract states the joint stiffness "
                                                   "otherwise than the env")
+    assert "   fix: export the IO descriptors again from the env the policy trained in" in proc.stdout
 
 
 def test_io_descriptors_of_the_fixture_keep_isaac_labs_layout():
