@@ -1,5 +1,6 @@
 """The demo checkpoints shipped with tui-eval (`tui-eval demo NAME`). Their source is the top-level
-`assets/` folder (with the scripts that trained them); the package reaches it as `demo_checkpoints`."""
+`assets/` folder (with the scripts that trained them); the package reaches it as `demo_checkpoints`. A checkpoint
+kind may ship demos of its own inside its package (`KindPlugin.demos`): they are listed and played alike."""
 
 from __future__ import annotations
 
@@ -30,17 +31,38 @@ DEMO_EXTRAS = {"pandareach": (("panda_gym", "pybullet"), "pip install 'tui-eval[
                               "(in a checkout: pip install -e '.[robotics]')")}
 
 
+def kind_demos() -> dict[str, tuple[Path, str]]:
+    """The demos the registered kinds ship in their packages: name -> (checkpoint, what it is)."""
+    import importlib.util
+
+    from tui_eval.kinds.registry import plugins
+
+    found = {}
+    for plugin in plugins():
+        spec = importlib.util.find_spec(plugin.package) if plugin.demos else None
+        folders = list(spec.submodule_search_locations or []) if spec is not None else []
+        for demo in plugin.demos if folders else ():
+            found[demo.name] = (Path(folders[0]) / demo.path, demo.text)
+    return found
+
+
 def demo_checkpoint(name: str) -> Path:
     """The bundled checkpoint called `name`; BadInput for an unknown name or an install without demos."""
     if name not in DEMOS:
-        raise BadInput(f"unknown demo {name!r}; choose one of {', '.join(DEMOS)} "
+        shipped = kind_demos()
+        if name in shipped:
+            return _present(shipped[name][0])
+        raise BadInput(f"unknown demo {name!r}; choose one of {', '.join([*DEMOS, *shipped])} "
                        "(or run tui-eval CHECKPOINT on your own checkpoint)")
     if name in DEMO_EXTRAS:
         modules, command = DEMO_EXTRAS[name]
         missing = [m for m in modules if not _importable(m)]
         if missing:
             raise BadInput(f"the {name} demo needs {' and '.join(missing)} (the robotics extra): {command}")
-    path = DEMO_ROOT / DEMOS[name]
+    return _present(DEMO_ROOT / DEMOS[name])
+
+
+def _present(path: Path) -> Path:
     if not path.exists():
         raise BadInput(f"the demo checkpoints are missing from this install ({path}); reinstall tui-eval")
     return path
@@ -48,10 +70,11 @@ def demo_checkpoint(name: str) -> Path:
 
 def demo_help() -> str:
     """`tui-eval demo --help`: its own usage, the demos, and the options it passes on."""
-    width = max(map(len, DEMOS))
+    texts = {**DEMO_TEXT, **{name: text for name, (_, text) in kind_demos().items()}}
+    width = max(map(len, texts))
     lines = ["usage: tui-eval demo [NAME] [run options]", "",
              "A run on one of the bundled demo checkpoints (NAME: rllib unless given):", ""]
-    lines += [f"  {name.ljust(width)}  {DEMO_TEXT[name]}" for name in DEMOS]
+    lines += [f"  {name.ljust(width)}  {text}" for name, text in texts.items()]
     lines += ["", "Every run option is passed on (tui-eval --help lists them), e.g. --headless, --episodes N, "
               "--frames, --json FILE."]
     lines += [f"{name} runs with {' '.join(options)} unless you give it." for name, options in DEMO_OPTIONS.items()]

@@ -23,6 +23,17 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class KindDemo:
+    """A demo checkpoint a kind ships inside its own package (`tui-eval demo NAME`)."""
+
+    name: str
+    #: the checkpoint, relative to the kind's package folder
+    path: str
+    #: one line for `tui-eval demo --help`
+    text: str
+
+
+@dataclass(frozen=True)
 class KindPlugin:
     """How tui-eval finds a checkpoint kind: one value, named by the `tui_eval.kinds` entry point of the package
     that offers it (tui_eval/kinds/registry.py). Cheap to import: the kind's class is loaded only when its turn
@@ -37,6 +48,8 @@ class KindPlugin:
     distributions: tuple[str, ...] = ()
     #: kinds are tried in this order (lower first): a more specific kind before the one it refines
     order: int = 100
+    #: the demo checkpoints it ships in its package (listed and played by `tui-eval demo`)
+    demos: tuple[KindDemo, ...] = ()
     #: "module:function" taking the checkpoint's Path: the modules to import ahead in a path's process when this kind
     #: opens it (None when it does not); cheap (the filesystem only), it runs before the checkpoint is read
     warm_up: str | None = None
