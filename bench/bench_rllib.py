@@ -263,14 +263,15 @@ def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
     share_cpu_threads(paths=2)  # as in a run of two paths; the same for every contender
     spec = dict(checkpoint=str(checkpoint), num_envs=num_envs, env_config=env_config or {})
     kind = RllibKind(checkpoint, RunSpec(**spec))
-    generic_kind = RllibKind(checkpoint, RunSpec(**spec, generic_connectors=True))
+    generic_kind = RllibKind(checkpoint, RunSpec(**spec, kind_options={"generic_connectors": True}))
     makers = {  # built only when measured
         "bare": lambda: bare_loop(kind, num_envs, episodes),
         "connectors": lambda: path_runner(kind.build_path("connectors", explore=False), episodes),
         "generic": lambda: path_runner(generic_kind.build_path("connectors", explore=False), episodes),
         "generic-rllib": lambda: path_runner(_rllib_pieces_only(kind, num_envs), episodes),
         "connectors-process": lambda: path_runner(_in_own_process(spec), episodes),
-        "generic-process": lambda: path_runner(_in_own_process(dict(spec, generic_connectors=True)), episodes),
+        "generic-process": lambda: path_runner(
+            _in_own_process(dict(spec, kind_options={"generic_connectors": True})), episodes),
         "envrunner": lambda: env_runner_sample(kind, num_envs, episodes),
         "evaluate": lambda: path_runner(kind.build_path("evaluate", explore=False), episodes),
         "evaluate-first-n": lambda: first_n_runner(kind.build_path("evaluate", explore=False), episodes),

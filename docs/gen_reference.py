@@ -40,10 +40,10 @@ of forking it from the zygote (Linux). `TUI_EVAL_CACHE` is where policies that t
 
 def options_markdown() -> str:
     sys.path.insert(0, str(ROOT))
-    from tui_eval.config.spec import RUN_OPTIONS
+    from tui_eval.kinds.registry import run_options
 
     rows = []
-    for option in RUN_OPTIONS:
+    for option in run_options():
         if not option.flags:
             continue  # a field the run fills in
         flags = ", ".join(f"`{flag}`" for flag in option.flags)

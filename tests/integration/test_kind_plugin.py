@@ -43,6 +43,24 @@ def test_a_kind_of_the_tests_is_listed_by_help_and_named_in_bad_input(toy, tmp_p
     assert "a toy policy file (*.toy.json)" in capsys.readouterr().err
 
 
+def test_a_kind_of_the_tests_declares_its_own_option_which_no_other_kind_takes(toy, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "--toy-flip" in capsys.readouterr().out
+    out = tmp_path / "summary.json"
+    argv = [str(toy), "--headless", "--episodes", "6", "--toy-flip", "--json", str(out), "--log", str(tmp_path / "r")]
+    assert main(argv) == 0
+    data = json.loads(out.read_text())
+    assert data["comparison"]["verdict"] == "differ" and data["paths"]["float64"]["mean"] > data["paths"]["float32"]["mean"]
+    from tui_eval.demos import demo_checkpoint
+
+    capsys.readouterr()
+    assert main([str(demo_checkpoint("rsl_rl")), "--headless", "--toy-flip"]) == 2
+    err = capsys.readouterr().err
+    assert err == "tui-eval: error: --toy-flip is an option of toy checkpoints, and this checkpoint is rsl_rl's; " \
+                  "drop --toy-flip\n"
+
+
 def test_the_doctor_replays_a_kind_of_the_tests_through_its_paths_own_replay(toy, tmp_path):
     other = tmp_path / "other.toy.json"
     save(other, "CartPole-v1", [[0, 0, 1, 1], [0, 0, -1, -1]])

@@ -65,7 +65,8 @@ def run_side_by_side(checkpoint: Path, explore: bool, seeds=range(20, 24), num_e
     from tui_eval.integrations.rllib.kind import RllibKind
     from tui_eval.integrations.rllib.paths.batched_e2m import BatchedEnvToModule
 
-    kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs, generic_connectors=True))
+    kind = RllibKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs,
+                                         kind_options={"generic_connectors": True}))
     path: Any = kind.build_path("connectors", explore=explore)
     assert isinstance(path.env_to_module_call, BatchedEnvToModule), path.description
     both = BothTails(path.env_to_module_call, plant)

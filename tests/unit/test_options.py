@@ -18,6 +18,7 @@ from tui_eval.commands import record
 from tui_eval.commands.run import build_parser, spec_from_args
 from tui_eval.config.option import Scope, Travel
 from tui_eval.config.spec import RUN_OPTIONS, BadInput, RunSpec, SeedBlock, run_option
+from tui_eval.kinds.registry import kind_options, run_options
 from tui_eval.ui.frame_actions import record_argv
 
 FIELDS = [f.name for f in dataclasses.fields(RunSpec)]
@@ -30,6 +31,7 @@ json_values = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), fl
 
 
 ANY_FIELDS = st.sets(st.sampled_from(FLAGGED))
+KIND_OPTIONS = kind_options()
 
 
 @st.composite
@@ -70,6 +72,8 @@ def specs(draw, fields=ANY_FIELDS) -> RunSpec:
             values["fail_if_worse_success"] = draw(st.floats(0, 100))
     for dest in chosen - values.keys():
         values[dest] = draw(texts)  # the plain text options (--env, --module, --vs, --log, ...)
+    for name, (_, option) in draw(st.sets(st.sampled_from(sorted(KIND_OPTIONS.items())))):  # the kinds' own
+        values.setdefault("kind_options", {})[name] = True if option.action == "store_true" else draw(texts)
     checkpoint = draw(texts.filter(lambda t: not t.startswith("-")))
     return RunSpec(checkpoint=checkpoint, **values)
 
@@ -85,11 +89,11 @@ def test_every_runspec_field_is_declared_once():
     terminal = [o.dest for o in RUN_OPTIONS if o.scope is Scope.TERMINAL]
     assert terminal and not set(terminal) & set(FIELDS)
     unflagged = sorted(o.dest for o in RUN_OPTIONS if not o.flags)
-    assert unflagged == ["checkpoint", "kind"]  # the positional argument, and what the run fills in
+    assert unflagged == ["checkpoint", "kind", "kind_options"]  # the positional argument, what the run fills in
 
 
 def test_the_parser_has_exactly_the_declared_flags():
-    declared = {flag for o in RUN_OPTIONS for flag in o.flags}
+    declared = {flag for o in run_options() for flag in o.flags}
     parser_flags = {s for action in build_parser()._actions for s in action.option_strings}
     assert parser_flags - {"-h", "--help", "--version"} == declared
     record_flags = {s for action in record.build_parser()._actions for s in action.option_strings}
@@ -164,7 +168,7 @@ def test_an_actors_copy_resets_and_localizes_as_declared(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for name in ("ckpt", "other", "cfg.yaml", "mod.py", "paths.py"):
         (tmp_path / name).touch()
-    spec = RunSpec("ckpt", vs="other", agent_cfg="cfg.yaml", imports=["mod.py", "a_module"],
+    spec = RunSpec("ckpt", vs="other", kind_options={"agent_cfg": "cfg.yaml"}, imports=["mod.py", "a_module"],
                    custom_paths=["mine=paths.py:make", "theirs=pkg.mod:make"], log="run.sqlite", json="s.json",
                    report="r.png", workers=4, ray_address="auto", step_timeout=3.0)
     copy = portable_spec(spec)
@@ -172,7 +176,8 @@ def test_an_actors_copy_resets_and_localizes_as_declared(tmp_path, monkeypatch):
     assert reset == ["in_process", "json", "log", "ray_address", "report", "workers"]
     assert all(getattr(copy, dest) == getattr(RunSpec("ckpt"), dest) for dest in reset)
     here = Path.cwd()
-    assert (copy.checkpoint, copy.vs, copy.agent_cfg) == tuple(str(here / n) for n in ("ckpt", "other", "cfg.yaml"))
+    assert (copy.checkpoint, copy.vs, copy.kind_option("agent_cfg")) == tuple(
+        str(here / n) for n in ("ckpt", "other", "cfg.yaml"))
     assert copy.imports == [str(here / "mod.py"), "a_module"]
     assert copy.custom_paths == [f"mine={here / 'paths.py'}:make", "theirs=pkg.mod:make"]
     assert copy.step_timeout == 3.0 and run_option("step_timeout").remote is Travel.KEEP

@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tui_eval.config.spec import RUN_OPTIONS
+from tui_eval.kinds.registry import run_options
 
 #: options that belong to a terminal (the live app, frames, detaching) or that the facade sets itself (`json`)
 NOT_KEYWORDS = frozenset({"headless", "detach", "frames", "frames_renderer", "frames_fps", "json"})
@@ -22,7 +22,7 @@ def keyword_of(flag: str) -> str:
 def run_keywords() -> dict[str, Any]:
     """keyword -> its option declaration, for every run option a Python call may give."""
     found = {}
-    for option in RUN_OPTIONS:
+    for option in run_options():
         if option.flags and keyword_of(option.flags[-1]) not in NOT_KEYWORDS:
             found[keyword_of(option.flags[-1])] = option
     return found

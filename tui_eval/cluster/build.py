@@ -10,6 +10,7 @@ from tui_eval.cluster.connect import actor_resources
 from tui_eval.cluster.remote_path import RemotePath
 from tui_eval.config.option import Scope, Travel
 from tui_eval.config.spec import RUN_OPTIONS, RunSpec
+from tui_eval.kinds.registry import kind_options
 from tui_eval.paths.ray_names import actor_name
 
 #: offer, poll, hold and the episode loop's own thread must run side by side in the actor
@@ -51,4 +52,8 @@ def portable_spec(spec: RunSpec) -> RunSpec:
             changes[option.dest] = getattr(defaults, option.dest)
         elif option.localize is not None:
             changes[option.dest] = option.localize(getattr(spec, option.dest)) or getattr(spec, option.dest)
-    return dataclasses.replace(spec, **changes)
+    own = dict(spec.kind_options)
+    for name, (_, option) in kind_options().items():
+        if option.localize is not None and own.get(name) is not None:
+            own[name] = option.localize(own[name]) or own[name]
+    return dataclasses.replace(spec, **changes, kind_options=own)

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.config.option import Travel
-from tui_eval.config.spec import RUN_OPTIONS, BadInput
+from tui_eval.config.spec import BadInput
+from tui_eval.kinds.registry import run_options
 from tui_eval.quiet import quiet_libraries
 
 from .parsers import RunParser
@@ -35,7 +36,7 @@ def main(argv: list[str]) -> int:
 
 def refuse_options(args: Any) -> None:
     """BadInput for a run option a clip cannot take (declared `recorded=Travel.REFUSE`): switches first."""
-    refused = [o for o in RUN_OPTIONS if o.recorded is Travel.REFUSE]
+    refused = [o for o in run_options() if o.recorded is Travel.REFUSE]
     for option in sorted(refused, key=lambda o: o.action != "store_true"):
         given = getattr(args, option.dest)
         if option.action == "store_true" and given:

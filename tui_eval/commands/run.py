@@ -9,6 +9,7 @@ import dataclasses
 from tui_eval.config.option import Scope
 from tui_eval.config.spec import RUN_OPTIONS, BadInput, RunSpec, run_option
 from tui_eval.engine.decide import decision_options
+from tui_eval.kinds.registry import kind_options, run_options
 from tui_eval.quiet import quiet_libraries
 
 from .parsers import RunParser
@@ -53,7 +54,7 @@ def kinds_epilog() -> str:
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """Every declared run option with a flag, in `--help` order."""
-    for option in RUN_OPTIONS:
+    for option in run_options():
         option.add_to(parser)
 
 
@@ -90,7 +91,7 @@ def check_device(device: str) -> None:
 def declared_values(args: argparse.Namespace) -> dict[str, object]:
     """Each RunSpec field's value from the parsed options, as its declaration parses it (BadInput if bad)."""
     defaults = {f.name: f for f in dataclasses.fields(RunSpec)}
-    values: dict[str, object] = {}
+    values: dict[str, object] = {"kind_options": _kind_values(args)}
     for option in RUN_OPTIONS:
         if option.scope is not Scope.RUN or not hasattr(args, option.dest):
             continue
@@ -105,6 +106,19 @@ def declared_values(args: argparse.Namespace) -> dict[str, object]:
         except ValueError as exc:
             raise BadInput(str(exc)) from None
     return values
+
+
+def _kind_values(args: argparse.Namespace) -> dict[str, object]:
+    """The kinds' own options that were given, each as its declaration parses it."""
+    given: dict[str, object] = {}
+    for name, (_, option) in kind_options().items():
+        try:
+            value = option.value(getattr(args, name, None), None)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        if value not in (None, False):
+            given[name] = value
+    return given
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:

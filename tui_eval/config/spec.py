@@ -137,21 +137,20 @@ class RunSpec:
     return_bounds: tuple[float, float] | None = None
     equivalence_margin: float | str | None = None  # a number, or "floor": the noise floor's spread
     action_tolerance: float | None = None  # same action on the same observation (None: from the policies' type)
-    generic_connectors: bool = False  # rllib: run the connector pipelines step by step even when stock
-    freeze_filters: bool = False  # rllib: MeanStdFilter keeps the checkpoint's statistics on both paths
     imports: list[str] = field(default_factory=list)  # the user's modules / .py files, imported first
     custom_paths: list[str] = field(default_factory=list)  # --path NAME=MODULE:FACTORY (paths/custom.py)
     vs: str | None = None  # --vs OTHER_CKPT: the other checkpoint's path as path `vs`
     vs_env: str | None = None  # --vs-env ENV: the first path's policy also on this env, as `<path>@vs-env`
     vs_env_config: dict[str, Any] = field(default_factory=dict)  # --vs-env-config JSON
-    vs_vecenv: str | None = None  # --vs-vecenv MODULE:FUNCTION (rsl_rl): the second env as a VecEnv factory
     workers: int = 1  # --workers N: each path's episodes in N Ray actors (1: in this process, no Ray)
     in_process: bool = False  # --in-process: every path a thread of the run's process (they share its state)
     ray_address: str | None = None  # --ray-address: join this Ray cluster (None: a local loopback Ray)
-    # rsl_rl only
-    agent_cfg: str | None = None
-    activation: str | None = None
-    vecenv: str | None = None
+    #: the options one checkpoint kind declares (its KindPlugin's `options`), by name: text or a switch's True
+    kind_options: dict[str, Any] = field(default_factory=dict)
+
+    def kind_option(self, name: str) -> Any:
+        """The value of the kind's own option `name` (None when not given)."""
+        return self.kind_options.get(name)
 
     @property
     def on_ray(self) -> bool:
@@ -186,7 +185,15 @@ class RunSpec:
             value = getattr(self, option.dest)
             if value != getattr(defaults, option.dest):
                 argv += option.argv(value)
+        for name, value in sorted(self.kind_options.items()):  # a kind's options: text, or a switch given
+            argv += [kind_flag(name)] if value is True else [] if value in (None, False) else [
+                f"{kind_flag(name)}={value}"]
         return argv
+
+
+def kind_flag(name: str) -> str:
+    """The flag of a kind's own option: its name with dashes (`vs_vecenv` is `--vs-vecenv`)."""
+    return "--" + name.replace("_", "-")
 
 
 def seeds_to_json(seeds: SeedBlock) -> list[int | None]:
@@ -208,6 +215,7 @@ RUN_OPTIONS: tuple[Option, ...] = (
            "rsl_rl model_*.pt, an mjlab run folder; `--help` lists the kinds installed)",
            localize=o.absolute_file),
     Option("kind", (), help="the checkpoint's kind, filled in when the run is planned"),
+    Option("kind_options", (), help="the options one kind declares (tui_eval/kinds/registry.py kind_options), by name"),
     Option("headless", ("--headless",), "no UI: progress on stderr, summary table on stdout", "store_true",
            scope=Scope.TERMINAL, recorded=_REFUSED),
     Option("detach", ("--detach",), "start the run in the background and return; prints its name and log "
@@ -231,7 +239,6 @@ RUN_OPTIONS: tuple[Option, ...] = (
            "with other kwargs)", metavar="JSON", render=o.json_text,
            parse=o.json_object("--vs-env-config", "'{\"max_episode_steps\": 100}'",
                                "e.g. --vs-env-config '{\"max_episode_steps\": 100}'")),
-    Option("vs_vecenv", ("--vs-vecenv",), "rsl_rl: the second env as a VecEnv factory", metavar="MODULE:FUNCTION"),
     Option("num_envs", ("--num-envs",), "envs stepped together per path (default: RLlib's evaluate its evaluation "
            "config, else 8)", type=int, parse=o.positive("--num-envs must be positive, got {}"), recorded=_REFUSED),
     Option("device", ("--device",), "cpu or cuda[:i] (where the policy runs)"),
@@ -249,12 +256,8 @@ RUN_OPTIONS: tuple[Option, ...] = (
     Option("env_id", ("--env",), "override the checkpoint's env: a ray.tune.register_env name or a Gymnasium id"),
     Option("env_config", ("--env-config",), "override the env's kwargs, as JSON", render=o.json_text,
            parse=o.json_object("--env-config", "'{\"k\": 1}'", "e.g. --env-config '{\"k\": 1}'")),
-    Option("module", ("--module",), "RLlib module id (multi-module checkpoints)"),
-    Option("generic_connectors", ("--generic-connectors",), "RLlib: run the connector pipelines step by step even "
-           "when they are the stock ones", "store_true"),
-    Option("freeze_filters", ("--freeze-filters",), "RLlib: MeanStdFilter normalises with the checkpoint's "
-           "statistics on both paths, as deployed (default: it updates while evaluating, as RLlib does)",
-           "store_true"),
+    Option("module", ("--module",), "the module whose returns are shown, in a checkpoint of several modules (default: "
+           "the team's sum)"),
     Option("success_key", ("--success-key",), "info key holding the success flag at an episode's end"),
     Option("step_timeout", ("--step-timeout",), "a step slower than this (seconds) makes the episode invalid "
            "(default 30)", type=float),
@@ -280,9 +283,6 @@ RUN_OPTIONS: tuple[Option, ...] = (
            metavar="D", recorded=_REFUSED),
     Option("fail_if_worse_success", ("--fail-if-worse-success",), "the same gate on the success rate, P in "
            "percentage points", type=float, metavar="P", recorded=_REFUSED),
-    Option("agent_cfg", ("--agent-cfg",), "rsl_rl: the runner config (yaml/json)", localize=o.absolute_file),
-    Option("activation", ("--activation",), "rsl_rl: activation when the config is inferred from the weights"),
-    Option("vecenv", ("--vecenv",), "rsl_rl: module:function returning an rsl_rl VecEnv"),
     Option("frames", ("--frames",), "open the frame panel: the paths playing the same seed, rendered (key v in the "
            "app)", "store_true", scope=Scope.TERMINAL, recorded=_REFUSED),
     Option("frames_renderer", ("--frames-renderer",), "how frames are drawn (default: Kitty graphics or Sixel where "

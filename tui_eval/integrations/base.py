@@ -53,6 +53,9 @@ class KindPlugin:
     #: "module:function" taking the checkpoint's Path: the modules to import ahead in a path's process when this kind
     #: opens it (None when it does not); cheap (the filesystem only), it runs before the checkpoint is read
     warm_up: str | None = None
+    #: "module:ATTR" of the kind's own run options (a tuple of `tui_eval.config.option.Option`), each a switch or a
+    #: text whose flag is its name with dashes; their values travel in `RunSpec.kind_options`
+    options: str | None = None
 
     @property
     def package(self) -> str:
@@ -60,6 +63,10 @@ class KindPlugin:
 
     def load(self) -> type[CheckpointKind]:
         return _attribute(self.kind)
+
+    def declared_options(self) -> tuple[Any, ...]:
+        """The kind's own run options (none when it declares none)."""
+        return tuple(_attribute(self.options)) if self.options else ()
 
     def warm_imports(self, checkpoint: Path) -> tuple[str, ...] | None:
         """The modules a path of this kind imports first, when this kind opens `checkpoint`; else None."""
@@ -261,9 +268,14 @@ class CheckpointKind(ABC):
         return check_seed_repeat(make_env, self.env_id or "the env")
 
     def on_other_env(self, spec: RunSpec) -> CheckpointKind:
-        """A copy of this kind whose paths run on `--vs-env` / `--vs-env-config` / `--vs-vecenv`'s env
-        (sim-to-sim parity, tui_eval/kinds/vs_env.py)."""
+        """A copy of this kind whose paths run on `--vs-env` / `--vs-env-config`'s env, or the second env an option
+        of the kind's own names (sim-to-sim parity, tui_eval/kinds/vs_env.py)."""
         raise BadInput(f"--vs-env is not available for {self.name} checkpoints")
+
+    def other_env_option(self, spec: RunSpec) -> str | None:
+        """The kind's own option that names a second env, as the label of its paths ("--vs-vecenv m:f"); None when
+        the kind has none or it was not given."""
+        return None
 
     def check_vs(self, other: CheckpointKind) -> None:
         """Raise BadInput (one line) when `other`, the `--vs` baseline (a kind of the same name), cannot be

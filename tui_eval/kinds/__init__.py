@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tui_eval.config.spec import BadInput, RunSpec
 from tui_eval.integrations.base import Candidate, CheckpointKind
-from tui_eval.kinds.registry import plugins, what_opens
+from tui_eval.kinds.registry import check_kind_options, plugins, what_opens
 
 
 def _kinds() -> Iterator[type[CheckpointKind]]:
@@ -31,12 +31,14 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
     if not path.exists():
         raise BadInput(f"checkpoint {spec.checkpoint!r} does not exist; pass {what_opens()}")
     path = path.resolve()
-    for kind in _kinds():
+    for plugin in plugins():
+        kind = plugin.load()  # each imported only when the kinds before it did not recognise the checkpoint
         if kind.recognise(path):
             from tui_eval.kinds.extra import attach_extra_paths
             from tui_eval.kinds.integrity import check_files, checked_files, files_read_first
             from tui_eval.kinds.vs_env import attach_vs_env
 
+            check_kind_options(plugin.name, spec.kind_options)
             check_files(files_read_first(path))
             loaded = kind(path, spec)
             check_files(checked_files(loaded.checkpoint))  # a damaged file is said now, before any header or log

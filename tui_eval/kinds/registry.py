@@ -17,7 +17,8 @@ import importlib
 import importlib.metadata
 import os
 
-from tui_eval.config.spec import BadInput
+from tui_eval.config.option import Option, Scope
+from tui_eval.config.spec import RUN_OPTIONS, BadInput, kind_flag
 from tui_eval.integrations.base import KindPlugin
 
 GROUP = "tui_eval.kinds"
@@ -60,3 +61,38 @@ def what_opens() -> str:
 def distributions() -> tuple[str, ...]:
     """The distributions every kind names, each once, in the kinds' order."""
     return tuple(dict.fromkeys(d for p in plugins() for d in p.distributions))
+
+
+def kind_options() -> dict[str, tuple[str, Option]]:
+    """Every kind's own run options: name -> (the kind that declares it, its declaration). A declaration that
+    breaks the rules (a flag other than its name with dashes, a value other than a text or a switch, a name taken)
+    is a one-line error naming the kind."""
+    shared = {option.dest for option in RUN_OPTIONS}
+    found: dict[str, tuple[str, Option]] = {}
+    for plugin in plugins():
+        for option in plugin.declared_options():
+            name = option.dest
+            if name in shared or name in found:
+                taken = "every kind's" if name in shared else f"kind {found[name][0]}'s"
+                raise BadInput(f"kind {plugin.name} declares the run option {name!r}, already {taken}; rename it")
+            if option.flags != (kind_flag(name),) or option.action not in ("store", "store_true") or \
+                    option.scope is not Scope.RUN or option.type is not None:
+                raise BadInput(f"kind {plugin.name}'s option {name!r} must be a text or a switch flagged "
+                               f"{kind_flag(name)}; fix its declaration")
+            found[name] = (plugin.name, option)
+    return found
+
+
+def run_options() -> tuple[Option, ...]:
+    """Every run option: those every kind shares (tui_eval/config/spec.py), then each kind's own."""
+    return RUN_OPTIONS + tuple(option for _, option in kind_options().values())
+
+
+def check_kind_options(kind_name: str, given: dict[str, object]) -> None:
+    """BadInput when an option of another kind was given for a checkpoint of kind `kind_name`."""
+    declared = kind_options()
+    for name, value in given.items():
+        owner = declared.get(name, (None,))[0]
+        if value not in (None, False) and owner != kind_name:
+            raise BadInput(f"{kind_flag(name)} is an option of {owner or 'no installed'} checkpoints, and this "
+                           f"checkpoint is {kind_name}'s; drop {kind_flag(name)}")

@@ -1,10 +1,10 @@
-"""`--vs-env ENV` / `--vs-env-config JSON` / `--vs-vecenv MODULE:FUNCTION`: sim-to-sim parity.
+"""`--vs-env ENV` / `--vs-env-config JSON` (or a kind's own option naming a second env): sim-to-sim parity.
 
 The run's first path's policy also runs on a second env (another simulator, a randomised variant,
 another time limit), on the same paired seeds, as path `<path>@vs-env`. Any built-in path P of the
 kind, and any `--path NAME=MODULE:FACTORY` loop, can be named `P@vs-env` in `--paths` (a loop on the
 second env gets its single env from that env's recipe); without `--paths` the run is `P,P@vs-env` with P the
-kind's second default path (RLlib `connectors`, rsl_rl `jit`: the deployed policy), as `--vs` picks.
+kind's second default path (the deployed policy), as `--vs` picks.
 `--vs-env-config` alone keeps the env and changes its kwargs; with the same env id as the checkpoint's,
 the checkpoint's env_config is kept and updated.
 """
@@ -22,27 +22,28 @@ from tui_eval.paths.base import InferencePath
 SUFFIX = "@vs-env"
 
 
-def env_label(spec: RunSpec) -> str:
+def env_label(spec: RunSpec, kind: CheckpointKind) -> str:
+    own = kind.other_env_option(spec)
+    if own:
+        return own
     parts = [spec.vs_env or "the same env"]
     if spec.vs_env_config:
         parts.append(json.dumps(spec.vs_env_config, sort_keys=True))
-    if spec.vs_vecenv:
-        parts = [f"--vs-vecenv {spec.vs_vecenv}"]
     return " ".join(parts)
 
 
 def attach_vs_env(kind: Any, spec: RunSpec) -> CheckpointKind:
     """Make `P@vs-env` buildable by `kind` for each of its built-in paths P; settle the run's paths."""
-    if not (spec.vs_env or spec.vs_env_config or spec.vs_vecenv):
+    if not (spec.vs_env or spec.vs_env_config or kind.other_env_option(spec)):
         return kind
     other = kind.on_other_env(spec)
     bases = list(kind.own_path_names)
     names = {f"{p}{SUFFIX}": p for p in bases}
     for name, base in names.items():
-        kind.catalog.add(borrowed_entry(other, base, name, f"on --vs-env {env_label(spec)}"))
+        kind.catalog.add(borrowed_entry(other, base, name, f"on --vs-env {env_label(spec, kind)}"))
     customs = getattr(kind, "custom_factories", {})
     for name, (custom, factory) in customs.items():
-        kind.catalog.add(_custom_vs_env_entry(kind, other, name, custom, factory, env_label(spec)))
+        kind.catalog.add(_custom_vs_env_entry(kind, other, name, custom, factory, env_label(spec, kind)))
     kind.vs_env_kind = other
     if not spec.paths:
         first = kind.default_paths[1]

@@ -17,7 +17,8 @@ GLOBAL_VECENV = "tests.support.rsl:make_global_vecenv"
 
 
 def test_each_batch_is_reseeded_and_seed_s_is_world_s_mod_n():
-    kind = RslRlKind(demo_checkpoint(), RunSpec(checkpoint=str(demo_checkpoint()), vecenv=GLOBAL_VECENV, num_envs=3))
+    kind = RslRlKind(demo_checkpoint(), RunSpec(checkpoint=str(demo_checkpoint()), num_envs=3,
+                                                kind_options={"vecenv": GLOBAL_VECENV}))
     path = kind.build_path("jit", False)
     try:
         env = path.env
@@ -37,7 +38,8 @@ def test_each_batch_is_reseeded_and_seed_s_is_world_s_mod_n():
 
 
 def test_a_batch_repeats_itself_whatever_drew_from_the_global_generator_before(tmp_path):
-    kind = RslRlKind(demo_checkpoint(), RunSpec(checkpoint=str(demo_checkpoint()), vecenv=GLOBAL_VECENV, num_envs=4))
+    kind = RslRlKind(demo_checkpoint(), RunSpec(checkpoint=str(demo_checkpoint()), num_envs=4,
+                                                kind_options={"vecenv": GLOBAL_VECENV}))
     results = []
     for noise in (0, 1000):
         import torch

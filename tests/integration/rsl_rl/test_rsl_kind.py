@@ -107,7 +107,7 @@ def test_wrong_agent_cfg_names_the_mismatch(tmp_path):
     wrong.write_text(yaml.safe_dump(cfg))
     ckpt = demo_checkpoint()
     with pytest.raises(BadInput) as exc:
-        RslRlKind(ckpt, RunSpec(checkpoint=str(ckpt), agent_cfg=str(wrong)))
+        RslRlKind(ckpt, RunSpec(checkpoint=str(ckpt), kind_options={"agent_cfg": str(wrong)}))
     message = one_line(exc)
     assert "actor mlp.0.weight is [64, 4] in the checkpoint but [128, 4]" in message and "--agent-cfg" in message
 
@@ -115,7 +115,7 @@ def test_wrong_agent_cfg_names_the_mismatch(tmp_path):
     cfg["actor"]["distribution_cfg"]["std_type"] = "log"
     wrong.write_text(yaml.safe_dump(cfg))
     with pytest.raises(BadInput, match="log_std_param") as exc:
-        RslRlKind(ckpt, RunSpec(checkpoint=str(ckpt), agent_cfg=str(wrong)))
+        RslRlKind(ckpt, RunSpec(checkpoint=str(ckpt), kind_options={"agent_cfg": str(wrong)}))
     one_line(exc)
 
 
@@ -170,7 +170,7 @@ def test_pre_4_checkpoint_is_mapped_and_runs(tmp_path, monkeypatch):
     seeds = range(7_000, 7_006)
     results = {}
     for name, ckpt, agent_cfg in (("old", file, str(agent)), ("new", demo_checkpoint(), None)):
-        kind = RslRlKind(ckpt, RunSpec(checkpoint=str(ckpt), agent_cfg=agent_cfg, num_envs=3))
+        kind = RslRlKind(ckpt, RunSpec(checkpoint=str(ckpt), kind_options={"agent_cfg": agent_cfg}, num_envs=3))
         path = kind.build_path("runner", False)
         try:
             results[name] = {r.seed: (r.ret, r.length, r.success) for r in run_path(path, seeds)}

@@ -200,7 +200,7 @@ def test_unknown_policy_classes_exit_with_what_to_pass(policy_class, said, lstm_
     file = tmp_path / "agent.yaml"
     file.write_text(yaml.safe_dump(cfg))
     with pytest.raises(BadInput, match="--agent-cfg") as err:
-        make_kind(lstm_checkpoint, agent_cfg=str(file))
+        make_kind(lstm_checkpoint, kind_options={"agent_cfg": str(file)})
     assert said in str(err.value)
 
 

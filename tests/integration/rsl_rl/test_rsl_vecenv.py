@@ -10,9 +10,9 @@ from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.integrations.rsl_rl.paths.vecenv import GymVecEnv
 
 
-def kind_for(**spec):
+def kind_for(vecenv: str | None = None, **spec):
     ckpt = demo_checkpoint()
-    return RslRlKind(ckpt, RunSpec(checkpoint=str(ckpt), **spec))
+    return RslRlKind(ckpt, RunSpec(checkpoint=str(ckpt), kind_options={"vecenv": vecenv} if vecenv else {}, **spec))
 
 
 def test_a_world_that_produces_nan_is_invalid_and_the_rest_finish():

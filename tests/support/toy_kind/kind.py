@@ -39,7 +39,9 @@ class ToyKind(CheckpointKind):
     def _build(self, name: str, explore: bool):
         from tests.support.toy_kind.paths import ToyPath
 
-        return ToyPath(name=name, weights=self.weights, env_id=self.env_id, env_config=self.env_config,
+        flip = name == "float32" and self.spec.kind_option("toy_flip")
+        weights = [[-w for w in row] for row in self.weights] if flip else self.weights
+        return ToyPath(name=name, weights=weights, env_id=self.env_id, env_config=self.env_config,
                        num_envs=self.spec.num_envs or 4, explore=explore, success_key=self.spec.success_key,
                        step_timeout=self.spec.step_timeout)
 

@@ -12,4 +12,5 @@ def warm_imports(checkpoint: Path) -> tuple[str, ...] | None:
 
 PLUGIN = KindPlugin(name="rllib", kind="tui_eval.integrations.rllib.kind:RllibKind",
                     opens="an RLlib checkpoint directory or Tune run (it holds rllib_checkpoint.json)",
-                    distributions=("ray",), order=10, warm_up=f"{__name__}:warm_imports")
+                    distributions=("ray",), order=10, warm_up=f"{__name__}:warm_imports",
+                    options=f"{__name__}.options:OPTIONS")

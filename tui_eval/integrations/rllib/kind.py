@@ -239,7 +239,7 @@ class RllibKind(CheckpointKind):
         }
         filters = filters_in_checkpoint(self.checkpoint)
         if filters:
-            facts["filters"] = filters_fact(filters, self.spec.freeze_filters)
+            facts["filters"] = filters_fact(filters, self.spec.kind_option("freeze_filters"))
         if not self.has_evaluation_runners and self.config.evaluation_config:
             facts["evaluation config"] = ("not used: no evaluation_interval, so Algorithm.evaluate() samples on the "
                                           "training EnvRunner with the main config (as evaluate does)")
@@ -316,7 +316,7 @@ class RllibKind(CheckpointKind):
     def _common(self, name: str, explore: bool) -> dict[str, Any]:
         return dict(checkpoint=self.checkpoint, module_id=self.module_id, num_envs=self.num_envs_of(name)[0],
                     device=self.spec.device, explore=explore, success_key=self.spec.success_key,
-                    step_timeout=self.spec.step_timeout, freeze_filters=self.spec.freeze_filters)
+                    step_timeout=self.spec.step_timeout, freeze_filters=self.spec.kind_option("freeze_filters"))
 
     def _build_evaluate(self, explore: bool) -> InferencePath:
         if self.multi_agent:
@@ -332,8 +332,8 @@ class RllibKind(CheckpointKind):
             return self._build_multi_agent_path("connectors", self._common("connectors", explore))
         from tui_eval.integrations.rllib.paths.connectors import RllibConnectorsPath
 
-        return RllibConnectorsPath(recipe=self.env, generic_connectors=self.spec.generic_connectors,
-                                   **self._common("connectors", explore))
+        generic = bool(self.spec.kind_option("generic_connectors"))
+        return RllibConnectorsPath(recipe=self.env, generic_connectors=generic, **self._common("connectors", explore))
 
     def single_env_factory(self) -> Callable[[], Any]:
         return self.env.make_one  # the main config's env, RLlib's way
@@ -359,8 +359,6 @@ class RllibKind(CheckpointKind):
         return min(checks, key=lambda c: {False: 0, None: 1, True: 2}[c.repeats])
 
     def on_other_env(self, spec: RunSpec) -> RllibKind:
-        if spec.vs_vecenv:
-            raise BadInput("--vs-vecenv is for rsl_rl checkpoints; for RLlib pass --vs-env ENV")
         other = self.copy()
         assert isinstance(other, RllibKind)
         same = spec.vs_env in (None, "", self.env.name)  # the checkpoint's own env (a name or a callable)

@@ -21,4 +21,4 @@ def warm_imports(checkpoint: Path) -> tuple[str, ...] | None:
 
 PLUGIN = KindPlugin(name="rsl_rl", kind="tui_eval.integrations.rsl_rl.kind:RslRlKind",
                     opens="an rsl_rl model_*.pt file", distributions=("rsl-rl-lib",), order=30,
-                    warm_up=f"{__name__}:warm_imports")
+                    warm_up=f"{__name__}:warm_imports", options=f"{__name__}.options:OPTIONS")

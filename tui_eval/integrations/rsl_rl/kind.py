@@ -116,7 +116,7 @@ class RslRlKind(CheckpointKind):
         raw, self.cfg_source = self._find_cfg()
         self.raw_cfg = raw
         self.env_id, self.env_config = self._resolve_env(raw)
-        self.vecenv = spec.vecenv
+        self.vecenv = spec.kind_option("vecenv")
         spaces = self._env_spaces(takes_images(raw))  # ({group: shape}, num_actions) for Gymnasium envs, else None
         self.activation_source = ""
         if raw is None:
@@ -124,9 +124,9 @@ class RslRlKind(CheckpointKind):
             self.cfg = infer_cfg(self.actor_sd, self.critic_sd, activation, spaces[1] if spaces else None, path)
         else:
             self.cfg = normalise_cfg(raw, self.notes)
-            if spec.activation:
+            if spec.kind_option("activation"):
                 for block in (self.cfg["actor"], self.cfg["critic"]):
-                    block["activation"] = spec.activation
+                    block["activation"] = spec.kind_option("activation")
                 self.activation_source = "--activation"
         if self.critic_sd is None:
             self.notes.append("checkpoint has no critic_state_dict: critic not loaded")
@@ -137,10 +137,11 @@ class RslRlKind(CheckpointKind):
 
     # ------------------------------------------------------------------ reading
     def _find_cfg(self) -> tuple[dict[str, Any] | None, str]:
-        if self.spec.agent_cfg:
-            file = Path(self.spec.agent_cfg).expanduser()
+        given = self.spec.kind_option("agent_cfg")
+        if given:
+            file = Path(given).expanduser()
             if not file.is_file():
-                raise BadInput(f"--agent-cfg {self.spec.agent_cfg} does not exist; pass the run's params/agent.yaml")
+                raise BadInput(f"--agent-cfg {given} does not exist; pass the run's params/agent.yaml")
             return read_cfg_file(file), f"--agent-cfg {file}"
         for folder in (self.checkpoint.parent, self.checkpoint.parent.parent):
             for name in CFG_NAMES:
@@ -154,7 +155,7 @@ class RslRlKind(CheckpointKind):
         env_id = self.spec.env_id or cfg_env
         env_config = dict(cfg_config if env_id == cfg_env else {})
         env_config.update(self.spec.env_config)
-        if not env_id and not self.spec.vecenv:
+        if not env_id and not self.spec.kind_option("vecenv"):
             folder = run_folder_of(self.checkpoint)
             if folder is not None and framework_of(folder) == ISAAC_LAB:
                 raise BadInput("an Isaac Lab run: its env needs Isaac Sim, which tui-eval does not start; run tui-eval "
@@ -192,8 +193,8 @@ class RslRlKind(CheckpointKind):
             env.close()
 
     def _activation(self) -> tuple[str, str]:
-        if self.spec.activation:
-            return self.spec.activation, "--activation"
+        if self.spec.kind_option("activation"):
+            return self.spec.kind_option("activation"), "--activation"
         if self.exported_jit.is_file():
             found = activation_of_export(self.exported_jit)
             if found:
@@ -353,14 +354,18 @@ class RslRlKind(CheckpointKind):
         with native_stdout_quiet():  # PyBullet prints from C at each env made
             return super().seed_check()
 
+    def other_env_option(self, spec: RunSpec) -> str | None:
+        factory = spec.kind_option("vs_vecenv")
+        return f"--vs-vecenv {factory}" if factory else None
+
     def on_other_env(self, spec: RunSpec) -> RslRlKind:
         other = self.copy()
         assert isinstance(other, RslRlKind)
-        other.env_id = spec.vs_env or (None if spec.vs_vecenv else self.env_id)
+        other.env_id = spec.vs_env or (None if spec.kind_option("vs_vecenv") else self.env_id)
         config = dict(self.env_config) if other.env_id == self.env_id else {}
         config.update(spec.vs_env_config)
         other.env_config = config
-        other.vecenv = spec.vs_vecenv or (None if spec.vs_env else self.vecenv)
+        other.vecenv = spec.kind_option("vs_vecenv") or (None if spec.vs_env else self.vecenv)
         if not other.env_id and not other.vecenv:
             raise BadInput("--vs-env-config needs an env to change: pass --vs-env ID or --vs-vecenv MODULE:FUNCTION")
         return other

@@ -190,8 +190,6 @@ class Sb3Kind(CheckpointKind):
         return self.recipe.make
 
     def on_other_env(self, spec: RunSpec) -> Sb3Kind:
-        if spec.vs_vecenv:
-            raise BadInput("--vs-vecenv is for rsl_rl VecEnv factories; pass --vs-env ID for an SB3 model")
         other = self.copy()
         assert isinstance(other, Sb3Kind)
         env_id = spec.vs_env or self.recipe.env_id

@@ -56,7 +56,7 @@ class MjlabKind(RslRlKind):
 
     # ------------------------------------------------------------------ reading
     def _resolve_env(self, raw: dict[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
-        if self.spec.vecenv:  # the user's own factory wins
+        if self.spec.kind_option("vecenv"):  # the user's own factory wins
             return super()._resolve_env(raw)
         from tui_eval.integrations.rsl_rl.mjlab.tasks import check_task
 
@@ -68,7 +68,7 @@ class MjlabKind(RslRlKind):
 
     def on_other_env(self, spec: RunSpec) -> RslRlKind:
         """`--vs-env TASK`: the policy on another mjlab task (sim-to-sim, e.g. flat terrain to rough)."""
-        if spec.vs_env and not spec.vs_vecenv:
+        if spec.vs_env and not spec.kind_option("vs_vecenv"):
             from tui_eval.integrations.rsl_rl.mjlab.tasks import check_task
 
             check_task(spec.vs_env, None, flag="--vs-env")
