@@ -31,8 +31,11 @@ def resolve_run(name: str | None) -> Path:
             raise BadInput("no runs yet; start one with tui-eval CHECKPOINT, or name a log file")
         return logs[-1]
     for candidate in (Path(name), RUNS_DIR / name, RUNS_DIR / f"{name}.sqlite"):
-        if candidate.is_file():
-            return candidate.resolve()
+        try:
+            if candidate.is_file():
+                return candidate.resolve()
+        except OSError:  # a name too long to be a file: perhaps a run's name
+            continue
     found = registry.find(name)
     if found is None:
         raise BadInput(f"no run {name!r} (neither a log file nor a run name); list runs with tui-eval ls")

@@ -45,13 +45,24 @@ def _to_row(rec: EpisodeRecord) -> tuple:
 def _from_row(row: tuple) -> EpisodeRecord:
     (path, seed, block, ret, length, success, invalid, reason, wall_s, explore, modules, world, start, termination,
      reward_terms) = row
-    return EpisodeRecord(path=path, seed=seed, ret=float("nan") if ret is None else ret, length=length,
+    if not isinstance(path, str):
+        raise ValueError(f"path {path!r}")
+    return EpisodeRecord(path=path, seed=int(seed), ret=float("nan") if ret is None else float(ret), length=int(length),
                          success=None if success is None else bool(success), invalid=bool(invalid),
-                         reason=reason, wall_s=wall_s, block=block,
+                         reason=reason, wall_s=float(wall_s), block=int(block),
                          explore=None if explore is None else bool(explore),
                          modules=tuple((m, float(r), int(n)) for m, r, n in json.loads(modules)) if modules else (),
                          world=world, start=start, termination=termination,
                          reward_terms=tuple((t, float(v)) for t, v in json.loads(reward_terms)) if reward_terms else ())
+
+
+def _readable(row: tuple) -> EpisodeRecord | None:
+    """The row's record, or None for a row damaged on disk (garbage where a number or JSON was): the episodes
+    around it are still read."""
+    try:
+        return _from_row(row)
+    except (ValueError, TypeError, KeyError):  # JSONDecodeError is a ValueError
+        return None
 
 
 def _add_later_columns(db: sqlite3.Connection) -> None:
@@ -127,7 +138,7 @@ class RunLog:
                 f"SELECT id, {self._columns} FROM episodes WHERE id > ? ORDER BY id LIMIT ?",
                 (after_id, -1 if limit is None else int(limit)),
             ).fetchall()
-        return iter([(row[0], _from_row(row[1:])) for row in rows])
+        return iter([(row[0], rec) for row in rows if (rec := _readable(row[1:])) is not None])
 
     def records_for_seed(self, seed: int, block: int | None = None) -> list[EpisodeRecord]:
         """Every path's records of one seed (of one block when given), in log order."""
@@ -136,7 +147,7 @@ class RunLog:
             query, args = query + " AND block = ?", [seed, block]
         with self._lock:
             rows = self._db.execute(query + " ORDER BY id", args).fetchall()
-        return [_from_row(row) for row in rows]
+        return [rec for row in rows if (rec := _readable(row)) is not None]
 
     def last_id(self) -> int:
         """The id of the newest record (0 when none): a reader's snapshot point."""

@@ -43,7 +43,11 @@ def resume_run(log: Path, *, headless: bool) -> int:
     reader.close()
     check_resumable(log, meta)
     spec = spec_from_meta(meta, log)
-    blocks = [SeedBlock(int(a), b) for a, b in (meta.get("blocks") or [meta.get("seeds")])]
+    saved = meta.get("blocks") or ([meta["seeds"]] if meta.get("seeds") else [])
+    if not saved:  # it failed while loading: there is nothing to continue, only the run to start again
+        raise BadInput(f"run {log.stem} never started its episodes ({meta.get('error') or 'it failed while loading'})"
+                       f"; start a new run: tui-eval {spec.checkpoint} --log NEW_LOG")
+    blocks = [SeedBlock(int(a), b) for a, b in saved]
     owner = RunOwner(spec, resuming=True)
     owner.restore_from = (blocks, records)
     return execute(spec, owner, headless=headless)
