@@ -84,7 +84,7 @@ def test_broken_checkpoints(broken_checkpoints, name, needles, run_dir, capsys):
     ([CARTPOLE, "--headless", "--env-config", "{nope"], ["not valid JSON"]),
     ([CARTPOLE, "--headless", "--module", "ghost"], ["not in the checkpoint", "default_policy"]),
     ([CARTPOLE, "--headless", "--episodes", "many"], ["invalid int value"]),
-    (["demo", "somewhere"], ["unknown demo 'somewhere'", "rllib, pendulum, rsl_rl"]),
+    (["demo", "somewhere"], ["unknown demo 'somewhere'", "rllib, pendulum, lunarlander, rsl_rl"]),
 ])
 def test_bad_options(args, needles, run_dir, capsys):
     assert_one_line_error(in_process(capsys, *args), *needles)
@@ -137,7 +137,7 @@ def test_help_lists_every_command_and_the_pickle_warning():
 @pytest.mark.parametrize("command", ["demo", "diagnose", "record", "ls", "attach", "stop", "resume", "report"])
 def test_every_subcommand_has_its_own_help(command, capsys):
     from tui_eval.cli import main
-    from tui_eval.demos import DEMOS
+    from tui_eval.demos import demos
 
     try:
         code = main([command, "--help"])
@@ -146,7 +146,7 @@ def test_every_subcommand_has_its_own_help(command, capsys):
     out = capsys.readouterr().out
     assert code == 0 and out.startswith(f"usage: tui-eval {command} "), out[:200]
     if command == "demo":
-        assert all(f"  {name} " in out for name in DEMOS) and "--num-envs 64" in out
+        assert all(f"  {name} " in out for name in demos()) and "--num-envs 64" in out
 
 
 def test_version():

@@ -51,7 +51,8 @@ def test_a_kind_of_the_tests_declares_its_own_option_which_no_other_kind_takes(t
     argv = [str(toy), "--headless", "--episodes", "6", "--toy-flip", "--json", str(out), "--log", str(tmp_path / "r")]
     assert main(argv) == 0
     data = json.loads(out.read_text())
-    assert data["comparison"]["verdict"] == "differ" and data["paths"]["float64"]["mean"] > data["paths"]["float32"]["mean"]
+    paths = data["paths"]
+    assert data["comparison"]["verdict"] == "differ" and paths["float64"]["mean"] > paths["float32"]["mean"]
     from tui_eval.demos import demo_checkpoint
 
     capsys.readouterr()

@@ -8,7 +8,6 @@ from typing import Any
 
 from tui_eval.config.option import Travel
 from tui_eval.config.spec import BadInput
-from tui_eval.kinds.registry import run_options
 from tui_eval.quiet import quiet_libraries
 
 from .parsers import RunParser
@@ -36,6 +35,8 @@ def main(argv: list[str]) -> int:
 
 def refuse_options(args: Any) -> None:
     """BadInput for a run option a clip cannot take (declared `recorded=Travel.REFUSE`): switches first."""
+    from tui_eval.kinds.registry import run_options
+
     refused = [o for o in run_options() if o.recorded is Travel.REFUSE]
     for option in sorted(refused, key=lambda o: o.action != "store_true"):
         given = getattr(args, option.dest)

@@ -9,7 +9,6 @@ import dataclasses
 from tui_eval.config.option import Scope
 from tui_eval.config.spec import RUN_OPTIONS, BadInput, RunSpec, run_option
 from tui_eval.engine.decide import decision_options
-from tui_eval.kinds.registry import kind_options, run_options
 from tui_eval.quiet import quiet_libraries
 
 from .parsers import RunParser
@@ -18,8 +17,8 @@ COMMAND_LIST = """\
 commands:
   tui-eval CHECKPOINT [options]            live monitor: both inference paths of the checkpoint, side by side
   tui-eval CHECKPOINT --headless [...]     no UI: progress on stderr, summary table on stdout (--json FILE)
-  tui-eval demo [rllib|pendulum|rsl_rl|lunarlander|pandareach] [options]
-                                           the same on a bundled demo checkpoint
+  tui-eval demo [NAME] [options]           the same on a bundled demo checkpoint (tui-eval demo --help
+                                           lists them)
   tui-eval diagnose CHECKPOINT [options] [--seed S] [--json FILE]
                                            why do the paths differ? findings, best first
   tui-eval sweep RUN [RUN ...] [options]   which checkpoint of a run is best on held-out seeds (the worse
@@ -38,7 +37,7 @@ commands:
   tui-eval resume RUN [--headless]         continue a run whose process died, from its log
   tui-eval --version | --help
 
-Checkpoints are pickles (RLlib's config and state, torch's .pt files): loading one runs code stored
+Checkpoints are pickles (a library's config and state, torch's .pt files): loading one runs code stored
 in it. Only open checkpoints you trust.
 """
 CHECKPOINT_HELP = run_option("checkpoint").help
@@ -54,6 +53,8 @@ def kinds_epilog() -> str:
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """Every declared run option with a flag, in `--help` order."""
+    from tui_eval.kinds.registry import run_options  # the kinds' own options too (the registry imports no kind)
+
     for option in run_options():
         option.add_to(parser)
 
@@ -110,6 +111,8 @@ def declared_values(args: argparse.Namespace) -> dict[str, object]:
 
 def _kind_values(args: argparse.Namespace) -> dict[str, object]:
     """The kinds' own options that were given, each as its declaration parses it."""
+    from tui_eval.kinds.registry import kind_options
+
     given: dict[str, object] = {}
     for name, (_, option) in kind_options().items():
         try:

@@ -16,8 +16,8 @@ from .run import add_run_options, spec_from_args
 def build_parser() -> RunParser:
     parser = RunParser(prog="tui-eval sweep", description="Which checkpoint of a run is best on held-out seeds: "
                        "every checkpoint on the same seeds, the worse ones eliminated as soon as it is shown.")
-    parser.add_argument("runs", nargs="+", metavar="RUN", help="a Tune experiment or trial folder, an rsl_rl or "
-                        "mjlab run folder, or checkpoints one by one")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="a training run's folder (what each kind opens: "
+                        "tui-eval --help), or its checkpoints one by one")
     parser.add_argument("--round", type=int, default=10, help="seeds per round (default 10)")
     parser.add_argument("--fail-if-not-best", metavar="CKPT", help="exit 3 when another checkpoint is shown better "
                         "than this one (its name, e.g. model_300.pt or checkpoint_000004)")

@@ -211,8 +211,8 @@ def seeds_text(seeds: SeedBlock) -> list[str]:
 _REFUSED, _RESET = Travel.REFUSE, Travel.RESET
 #: Every `tui-eval [run]` option, in the order of `--help`; the RunSpec fields first get their values here.
 RUN_OPTIONS: tuple[Option, ...] = (
-    Option("checkpoint", (), help="a checkpoint of an installed kind (an RLlib checkpoint directory or Tune run, an "
-           "rsl_rl model_*.pt, an mjlab run folder; `--help` lists the kinds installed)",
+    Option("checkpoint", (), help="a checkpoint of an installed kind (`--help` lists the kinds installed and what "
+           "each opens)",
            localize=o.absolute_file),
     Option("kind", (), help="the checkpoint's kind, filled in when the run is planned"),
     Option("kind_options", (), help="the options one kind declares (tui_eval/kinds/registry.py kind_options), by name"),
@@ -239,11 +239,11 @@ RUN_OPTIONS: tuple[Option, ...] = (
            "with other kwargs)", metavar="JSON", render=o.json_text,
            parse=o.json_object("--vs-env-config", "'{\"max_episode_steps\": 100}'",
                                "e.g. --vs-env-config '{\"max_episode_steps\": 100}'")),
-    Option("num_envs", ("--num-envs",), "envs stepped together per path (default: RLlib's evaluate its evaluation "
-           "config, else 8)", type=int, parse=o.positive("--num-envs must be positive, got {}"), recorded=_REFUSED),
+    Option("num_envs", ("--num-envs",), "envs stepped together per path (default: what the checkpoint's config "
+           "says, else 8)", type=int, parse=o.positive("--num-envs must be positive, got {}"), recorded=_REFUSED),
     Option("device", ("--device",), "cpu or cuda[:i] (where the policy runs)"),
     Option("workers", ("--workers",), "run each path's episodes in N Ray actors (default 1: in this process, no "
-           "Ray); RLlib's evaluate path uses N evaluation env runners", type=int,
+           "Ray); a path that runs its library's own evaluation gives it N workers", type=int,
            parse=o.positive("--workers must be 1 or more (1: in this process), got {}"), recorded=_RESET,
            remote=_RESET),
     Option("in_process", ("--in-process",), "run every path as a thread of this process (starts faster; the "

@@ -55,15 +55,14 @@ def contract_findings(contract: dict[str, Any] | None, paths: list[str]) -> list
             cause=f"the export's deployment contract states the {item['name']} otherwise than the env the policy was "
                   f"trained in ({item.get('note', '')})",
             evidence=f"export: {_short(item['export'])}; env: {_short(item['env'])} ({contract['source']})",
-            fix=_fix(contract["source"], item["name"]),
+            fix=_fix(contract, item["name"]),
             paths=paths, stage="contract", seed=None, step=None, score=ACTS if acting else SAYS, topic=TOPIC))
     return sorted(found, key=lambda f: -f.score)
 
 
-def _fix(source: str, item: str) -> str:
-    if "Isaac Lab's IO descriptors" in source:  # no deploy path: the user's deploy code reads these files
-        return (f"export the IO descriptors again from the env the policy trained in (train or play with "
-                f"--export_io_descriptors), or write the deploy code's {item} from the run's params/env.yaml")
-    return (f"export again so that the contract is written from the training env (mjlab: "
-            f"attach_metadata_to_onnx(get_base_metadata(env)) on the env the policy trained in), or write the "
-            f"deploy code's {item} from the env's values; the deploy path shows what the contract costs")
+def _fix(contract: dict[str, Any], item: str) -> str:
+    """The fix in the terms of the library that wrote the export (the contract's own), else in ours."""
+    if contract.get("fix"):
+        return str(contract["fix"]).format(item=item)
+    return (f"export again so that the contract is written from the env the policy trained in, or write the deploy "
+            f"code's {item} from the env's values")

@@ -103,7 +103,7 @@ def _explore(p: Pair) -> None:
     if not d:
         return
     on, off = [n for n in p.names if d[n]], [n for n in p.names if not d[n]]
-    lib = " (RLlib's evaluation default: the evaluation config copies explore=True)" if "evaluate" in on else ""
+    lib = " (the evaluation config's default: it copies explore=True)" if "evaluate" in on else ""
     fix = " or ".join([f"pass `--explore {n}=off`" for n in on] +
                       (["set `evaluation_config={'explore': False}`"] if "evaluate" in on else []))
     dist = p.differ.get("action distribution", {})
@@ -157,7 +157,7 @@ def _unread_second_env(p: Pair, second: str) -> None:
           f"same seed, same policy; `{second}` parts from the first env at step {p.div.step} (the env facts tui-eval "
           "can read are the same, or the env exposes none)",
           "compare the two sims' reset and step (initial state drawn from the seed, physics step, time limit); an "
-          "rsl_rl VecEnv factory seeds its worlds itself, so at step 0 it may draw other initial states",
+          "VecEnv factory (--vs-vecenv) seeds its worlds itself, so at step 0 it may draw other initial states",
           55, lengths=True, stages=("obs", "env"), topic="env")
 
 

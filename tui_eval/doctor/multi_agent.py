@@ -25,9 +25,9 @@ from typing import Any
 from tui_eval.doctor.findings import UNEXPLAINED, Finding, diagnose_pair
 from tui_eval.doctor.replay import Divergence
 from tui_eval.doctor.static_diff import compare, env_facts, weight_diff
+from tui_eval.paths.base import NO_LIBRARY
 from tui_eval.paths.custom import CustomPath
 from tui_eval.paths.rerun import AgentMapping, MultiTrace, first_action_divergence
-from tui_eval.paths.rllib_parts import connector_states, find_live
 
 SKIPPED = ("single-agent probes (observation normalizer, observation order, float precision, train mode, "
            "unsquash, state reset every step) are skipped for multi-agent checkpoints: they replay one module's "
@@ -52,28 +52,6 @@ def pick_seed(batch: dict[str, dict[int, dict[str, float]]], names: list[str]) -
     return min(first, default=None)
 
 
-def _modules_of(holder: Any, depth: int = 3) -> dict[str, Any]:
-    """Modules by ID reachable from `holder` (a path's MultiRLModule, or inside a loop's object: attributes and
-    closure cells holding a MultiRLModule or a dict of RLModules); {} when none is found."""
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModule
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
-    if isinstance(holder, MultiRLModule):
-        return dict(holder.items())
-    if isinstance(holder, dict) and holder and all(isinstance(v, RLModule) for v in holder.values()):
-        return {str(k): v for k, v in holder.items()}
-    if depth == 0 or holder is None or isinstance(holder, (str, bytes, int, float, RLModule)):
-        return {}
-    children = [c.cell_contents for c in getattr(holder, "__closure__", None) or () if c.cell_contents is not None]
-    if hasattr(holder, "__dict__") and not isinstance(holder, type):
-        children += list(vars(holder).values())
-    for child in children:
-        found = _modules_of(child, depth - 1)
-        if found:
-            return found
-    return {}
-
-
 def path_facts(path: Any, kind: Any, references: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     """Plain facts of one multi-agent path (keys as static_diff's FACT_ORDER; absent: unknown), from what it
     offers (`live_parts`), or for a `--path` loop what is found inside its object."""
@@ -81,7 +59,8 @@ def path_facts(path: Any, kind: Any, references: Callable[[Any], dict[str, Any]]
     parts = path.live_parts()
     evaluate = parts is not None and parts.label == "evaluate"
     loop = isinstance(path, CustomPath)
-    found = find_live(path.target) if loop else {}
+    library = path.library if loop else getattr(parts, "library", NO_LIBRARY)
+    found = library.find(path.target) if loop else {}
     e2m = found.get("env_to_module") if loop else getattr(parts, "env_to_module", None)
     m2e = found.get("module_to_env") if loop else getattr(parts, "module_to_env", None)
     f: dict[str, Any] = {"explore": bool(parts.explore) if evaluate and parts is not None else path.explore}
@@ -89,9 +68,9 @@ def path_facts(path: Any, kind: Any, references: Callable[[Any], dict[str, Any]]
     f["env_to_module pieces"] = None if e2m is None else [type(c).__name__ for c in e2m.connectors]
     f["module_to_env pieces"] = None if m2e is None else [type(c).__name__ for c in m2e.connectors]
     if e2m is not None or m2e is not None:
-        f["connector state"] = {side: s for side, s in (("env_to_module", connector_states(e2m)),
-                                                        ("module_to_env", connector_states(m2e))) if s}
-    modules = _modules_of(path.target) if loop else _modules_of(getattr(parts, "module", None))
+        f["connector state"] = {side: s for side, s in (("env_to_module", library.pipeline_state(e2m)),
+                                                        ("module_to_env", library.pipeline_state(m2e))) if s}
+    modules = library.modules_by_id(path.target if loop else getattr(parts, "module", None))
     if modules:
         weights = references(kind)  # the run's checkpoint, as for single-agent paths: a `--vs` baseline's differ
         diffs = {f"{mid}/{k}": v for mid, sub in modules.items()
@@ -197,7 +176,8 @@ def _replayed(path: Any, seed: int) -> MultiTrace:
     trace = path.replay(seed)
     if isinstance(trace, MultiTrace):
         return trace
-    return MultiTrace(path.name, note="not replayed (RLlib's EnvRunner steps it): its episodes' returns are compared")
+    return MultiTrace(path.name, note="not replayed (its library's own runner steps it): its episodes' returns "
+                      "are compared")
 
 
 def _pair(a: str, b: str, built, kind, traces, batch, per_path, saved, seed, notes, replay_json) -> list:

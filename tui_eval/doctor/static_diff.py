@@ -18,10 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.doctor.acting import idle_weights
 from tui_eval.doctor.env_facts import physics_facts
-from tui_eval.paths.base import InferencePath
-from tui_eval.paths.rllib_parts import connector_states
+from tui_eval.paths.base import NO_LIBRARY, InferencePath, LibraryParts
 
 #: facts compared across paths, in the order they are shown
 FACT_ORDER = ("explore", "action distribution", "normalize_actions", "clip_actions", "env id", "env_config",
@@ -43,6 +41,7 @@ class Probe:
     config: Any = None  # an AlgorithmConfig as the path's runner holds it
     checkpoint: Any = None  # the checkpoint directory this path restored
     path: Any = None  # the built path itself
+    library: LibraryParts = NO_LIBRARY  # how its module and pipelines are read
     notes: list[str] = field(default_factory=list)
 
 
@@ -60,14 +59,14 @@ def probe(path, kind) -> Probe:
         return p
     p.kind, p.module, p.env_to_module, p.module_to_env = parts.label, parts.module, parts.env_to_module, \
         parts.module_to_env
-    p.make_env, p.recipe, p.config = parts.make_env, parts.recipe, parts.config
+    p.make_env, p.recipe, p.config, p.library = parts.make_env, parts.recipe, parts.config, parts.library
     if parts.explore is not None:
         p.explore = parts.explore
     if p.recipe is None:  # a `--path` loop (on the second env too) or a vector env's world: the kind's recipe
         p.recipe = getattr(owner, "env", None) or SimpleNamespace(name=getattr(owner, "env_id", None) or "?",
                                                                    env_config=getattr(owner, "env_config", {}))
     if p.kind == "custom" and p.module is None:
-        p.notes.append("no RLModule found inside the custom path's object: weights not compared")
+        p.notes.append("no policy network found inside the custom path's object: weights not compared")
     return p
 
 
@@ -165,13 +164,13 @@ def facts(p: Probe, reference_sd=None) -> dict[str, Any]:
     f["module_to_env pieces"] = _pieces(p.module_to_env)
     states = {}
     for side, pipeline in (("env_to_module", p.env_to_module), ("module_to_env", p.module_to_env)):
-        s = connector_states(pipeline)
+        s = p.library.pipeline_state(pipeline)
         if s:
             states[side] = s
     f["connector state"] = states if (p.env_to_module is not None or p.module_to_env is not None) else None
     diffs = weight_diff(p.module, reference_sd)
     differing = {k: v for k, v in (diffs or {}).items() if v > 0}
-    idle = idle_weights(p.module, p.env_to_module, p.make_env, bool(p.explore)) if differing else set()
+    idle = p.library.idle_weights(p.module, p.env_to_module, p.make_env, bool(p.explore)) if differing else set()
     # a weight no action depends on differs without changing what the path does: not compared, listed apart
     f["_weights_idle"] = {k: v for k, v in differing.items() if k in idle} or None
     acting = {k: v for k, v in differing.items() if k not in idle}

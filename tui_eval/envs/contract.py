@@ -42,13 +42,17 @@ class Contract:
     source: str
     items: list[ContractItem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what could not be read, in one line each
+    #: what to do about a broken item, in the terms of the library that wrote the export (`{item}`: the item's
+    #: name); empty: the doctor's own words
+    fix: str = ""
 
     @property
     def broken(self) -> list[ContractItem]:
         return [item for item in self.items if not item.ok]
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "items": [i.to_json() for i in self.items], "notes": list(self.notes)}
+        return {"source": self.source, "items": [i.to_json() for i in self.items], "notes": list(self.notes),
+                "fix": self.fix}
 
 
 def _plain(values: Sequence[Any]) -> list[Any]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
 from tui_eval.envs.seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
-from tui_eval.paths.base import InferencePath
+from tui_eval.paths.base import NO_LIBRARY, InferencePath, LibraryParts
 
 if TYPE_CHECKING:
     from tui_eval.paths.custom import CustomPath
@@ -31,6 +31,14 @@ class KindDemo:
     path: str
     #: one line for `tui-eval demo --help`
     text: str
+    #: options it runs with unless the command line says otherwise (read before the user's own)
+    options: tuple[str, ...] = ()
+    #: modules it needs beyond tui-eval's own dependencies, and the command that installs them
+    needs: tuple[str, ...] = ()
+    install: str = ""
+    #: True: `path` is relative to tui-eval's shared demo folder (`tui_eval/demo_checkpoints`, where the built-in
+    #: kinds keep theirs with the scripts that trained them), not to the kind's package
+    shared_folder: bool = False
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,8 @@ class KindPlugin:
     distributions: tuple[str, ...] = ()
     #: kinds are tried in this order (lower first): a more specific kind before the one it refines
     order: int = 100
+    #: the library's loggers, kept to errors during a run (tui_eval/quiet.py)
+    loggers: tuple[str, ...] = ()
     #: the demo checkpoints it ships in its package (listed and played by `tui-eval demo`)
     demos: tuple[KindDemo, ...] = ()
     #: "module:function" taking the checkpoint's Path: the modules to import ahead in a path's process when this kind
@@ -162,6 +172,8 @@ class CheckpointKind(ABC):
     vs_env_kind: CheckpointKind | None = None
     #: `--path` name -> (its spec, its loaded factory), set by tui_eval/kinds/extra.py
     custom_factories: dict[str, tuple[Any, Any]]
+    #: how the doctor reads the library's module and pipelines inside a `--path` loop (none known by default)
+    library_parts: LibraryParts = NO_LIBRARY
 
     @classmethod
     @abstractmethod
@@ -256,7 +268,7 @@ class CheckpointKind(ABC):
         one Gymnasium env of `single_env_factory`; a kind whose env is of another sort builds its own."""
         from tui_eval.paths.custom import CustomPath
 
-        return CustomPath(make_env=self.single_env_factory(), **kwargs)
+        return CustomPath(make_env=self.single_env_factory(), library=self.library_parts, **kwargs)
 
     def seed_check(self) -> SeedCheck:
         """Whether the kind's env is a function of its reset seed (an exact comparison rests on it); not

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tui_eval.config.spec import EpisodeRecord
@@ -14,6 +14,37 @@ if TYPE_CHECKING:
     from tui_eval.paths.rerun import Side, Trace
 
 Emit = Callable[[EpisodeRecord], None]
+
+
+class LibraryParts:
+    """What the doctor may ask of a library's live parts (its network and pipelines, found inside a path or a user's
+    loop) without importing the library: the kind whose paths hold them supplies one (`CheckpointKind.library_parts`;
+    RLlib's is tui_eval/integrations/rllib/parts.py). This default knows no library: it finds nothing and tells
+    nothing, and the doctor compares what it can read otherwise."""
+
+    def find(self, target: Any) -> dict[str, Any]:
+        """The library's module and pipelines reachable from `target` (a user's object): keys `module`,
+        `env_to_module`, `module_to_env`, each None when not found."""
+        return {"module": None, "env_to_module": None, "module_to_env": None}
+
+    def modules_by_id(self, holder: Any) -> dict[str, Any]:
+        """The modules of a multi-module policy reachable from `holder`, by ID ({} when none)."""
+        return {}
+
+    def module_logits(self, module: Any, explore: bool) -> Callable[[Any], Any] | None:
+        """observation -> the module's action-distribution inputs, or None when it cannot be told."""
+        return None
+
+    def pipeline_state(self, pipeline: Any) -> dict[str, Any] | None:
+        """The state of a pipeline's stateful pieces, in plain numbers (None: no pipeline or none known)."""
+        return None
+
+    def idle_weights(self, module: Any, env_to_module: Any, make_env: Any, explore: bool) -> set[str]:
+        """Names of the module's weights that no action depends on (empty when it cannot be told)."""
+        return set()
+
+
+NO_LIBRARY = LibraryParts()
 
 
 @dataclass
@@ -29,6 +60,7 @@ class LiveParts:
     recipe: Any = None  # the env's name and config (`.name`, `.env_config`)
     config: Any = None  # the library's config as the path holds it
     explore: bool | None = None  # the explore setting the path really uses, when it can be read
+    library: LibraryParts = field(default=NO_LIBRARY)  # how the doctor reads the module and pipelines above
 
 
 class PathGivenUp(Exception):

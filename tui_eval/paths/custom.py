@@ -32,7 +32,7 @@ from tui_eval.config.spec import BadInput, EpisodeRecord
 from tui_eval.envs.guard import INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.errors import first_line
 from tui_eval.feed import FeedRelay, Seed, SeedFeed
-from tui_eval.paths.base import Emit, InferencePath, LiveParts
+from tui_eval.paths.base import NO_LIBRARY, Emit, InferencePath, LibraryParts, LiveParts
 from tui_eval.paths.rerun import Side, Trace
 
 
@@ -139,8 +139,9 @@ class CustomPath(InferencePath):
 
     def __init__(self, *, name: str, target: Any, make_env: Callable[[], gym.Env], explore: bool,
                  success_key: str | None, step_timeout: float | None, source: str,
-                 remake: Callable[[bool], Any] | None = None):
+                 remake: Callable[[bool], Any] | None = None, library: LibraryParts = NO_LIBRARY):
         self.name = name
+        self.library = library  # how the doctor finds the library's parts inside the user's object
         self.remake = remake  # explore -> a new target (the factory called again), for set_explore
         self.explore = explore
         self.target = target
@@ -188,13 +189,11 @@ class CustomPath(InferencePath):
                                wall_s=time.perf_counter() - started, explore=self.explore))
 
     def live_parts(self) -> LiveParts:
-        """The RLlib module and pipelines found inside the user's object; the path's own env, as it is."""
-        from tui_eval.paths.rllib_parts import find_live
-
-        found = find_live(self.target)
+        """The library's module and pipelines found inside the user's object; the path's own env, as it is."""
+        found = self.library.find(self.target)
         inner = self.guarded.env
         return LiveParts("custom", found["module"], found["env_to_module"], found["module_to_env"],
-                         make_env=lambda: inner, explore=self.explore)
+                         make_env=lambda: inner, explore=self.explore, library=self.library)
 
     def keeps_state(self) -> bool:
         from tui_eval.paths.rerun import holds_recurrent_module

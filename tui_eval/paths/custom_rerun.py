@@ -12,7 +12,6 @@ import numpy as np
 
 from tui_eval.envs.guard import INVALID_KEY
 from tui_eval.paths.rerun import Side, Trace, flat
-from tui_eval.paths.rllib_parts import find_live, module_logits
 
 
 def replay_custom(path: Any, seed: int) -> Trace:
@@ -55,16 +54,16 @@ def _replay_act(path: Any, seed: int) -> Trace:
 
 def custom_side(path: Any, trace: Trace) -> Side:
     """What can be run again of a `--path` loop: the act form's policy as it stood before the replayed episode
-    (a deep copy), the factory called again, and the RLlib module found inside it."""
+    (a deep copy), the factory called again, and the library's module found inside it."""
     side = Side(path.name, trace, explore=path.explore)
-    found = find_live(path.target)
+    found = path.library.find(path.target)
     snapshot = trace.snapshot
     if path.form == "act" and snapshot is not None:
         side.stepper = lambda: copy.deepcopy(snapshot)
         if path.remake is not None:
             side.fresh = lambda: path.remake(bool(path.explore))
     if found["module"] is not None:
-        side.logits = module_logits(found["module"], bool(path.explore))
+        side.logits = path.library.module_logits(found["module"], bool(path.explore))
     side.action_space = path.env.action_space
     if path.form == "act" and snapshot is not None:
         side.parts = (found["module"], found["env_to_module"], found["module_to_env"])
@@ -72,7 +71,7 @@ def custom_side(path: Any, trace: Trace) -> Side:
         def variant(change: Callable[[Any, Any, Any], None]) -> Callable[[], Any]:
             def make() -> Any:
                 policy = copy.deepcopy(snapshot)
-                inner = find_live(policy)
+                inner = path.library.find(policy)
                 change(inner["module"], inner["env_to_module"], inner["module_to_env"])
                 return policy
             return make

@@ -10,7 +10,7 @@ import yaml
 
 from tests.support.cli_jobs import PANDAREACH, result_of
 from tests.support.common import ROOT
-from tui_eval.demos import DEMO_ROOT, DEMOS
+from tui_eval.demos import demos
 from tui_eval.integrations.rsl_rl.kind import HELD_OUT_START
 
 
@@ -36,7 +36,7 @@ def test_short_run_reports_success_and_invalid_with_intervals(prefetcher, tmp_pa
 
 
 def test_demo_bundle_is_isaac_lab_layout_with_differing_obs_groups():
-    folder = (DEMO_ROOT / DEMOS["pandareach"]).parent
+    folder = demos()["pandareach"].checkpoint.parent
     assert (folder / "exported" / "policy.pt").is_file()
     cfg = yaml.safe_load((folder / "params" / "agent.yaml").read_text())
     assert cfg["obs_groups"]["actor"] != cfg["obs_groups"]["critic"]  # a privileged critic

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui_eval.paths.rllib_parts import connector_states
+from tui_eval.integrations.rllib.parts import connector_states
 
 #: the doctor's probes' fixes in RLlib's terms (CheckpointKind.probe_fix), by probe name
 PROBE_FIXES = {

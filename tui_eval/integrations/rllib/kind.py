@@ -11,6 +11,7 @@ from tui_eval.config.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
 from tui_eval.envs.seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.errors import first_line
 from tui_eval.integrations.base import Candidate, CheckpointKind, PathEntry
+from tui_eval.integrations.rllib.parts import RLLIB_PARTS
 from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
 from tui_eval.integrations.rllib.paths.filters import filters_fact, filters_in_checkpoint
 from tui_eval.integrations.rllib.paths.layout import MODULES_DIR, connector_dir
@@ -68,6 +69,7 @@ def _quiet_ray_logs() -> None:
 class RllibKind(CheckpointKind):
     name = "rllib"
     default_paths = ("evaluate", "connectors")
+    library_parts = RLLIB_PARTS  # a `--path` loop's RLModule and pipelines, found inside it for the doctor
     #: a multi-agent `--vs-env` env's agents the checkpoint's saved pipelines were not built for
     new_agents: list = []  # noqa: RUF012  (never mutated: on_other_env sets a new list)
 
@@ -345,6 +347,7 @@ class RllibKind(CheckpointKind):
 
         recipe = self.env
         return MultiAgentCustomPath(make_env=lambda: recipe.make_one(recipe.context(), env_checker=False),
+                                    library=self.library_parts,
                                     mapping_fn=self.config.policy_mapping_fn, module_ids=self.module_ids,
                                     view=self.module_id or None, **kwargs)
 

@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-from tui_eval.integrations.base import KindPlugin
+from tui_eval.integrations.base import KindDemo, KindPlugin
 
 from .run_folder import MJLAB, framework_of, run_folder_of
 
@@ -19,6 +19,14 @@ def warm_imports(checkpoint: Path) -> tuple[str, ...] | None:
     return ("torch", "rsl_rl.runners", "gymnasium")
 
 
+DEMOS = (
+    KindDemo("rsl_rl", "rsl_pointgoal/model_39.pt", "rsl_rl PPO on the bundled PointGoal-v0 task: runner vs its "
+             "TorchScript export", shared_folder=True),
+    KindDemo("pandareach", "rsl_pandareach/model_59.pt", "rsl_rl PPO on panda-gym's PandaReach-v3, a robot arm (the "
+             "robotics extra)", options=("--num-envs", "64"), needs=("panda_gym", "pybullet"),
+             install="pip install 'tui-eval[robotics]' (in a checkout: pip install -e '.[robotics]')",
+             shared_folder=True),
+)
 PLUGIN = KindPlugin(name="rsl_rl", kind="tui_eval.integrations.rsl_rl.kind:RslRlKind",
                     opens="an rsl_rl model_*.pt file", distributions=("rsl-rl-lib",), order=30,
-                    warm_up=f"{__name__}:warm_imports", options=f"{__name__}.options:OPTIONS")
+                    warm_up=f"{__name__}:warm_imports", options=f"{__name__}.options:OPTIONS", demos=DEMOS)

@@ -35,6 +35,10 @@ class ContractUnreadable(ValueError):
     """A contract file that cannot be read as Isaac Lab writes it (one line: which file, what is wrong)."""
 
 
+#: the doctor's fix for a broken item: no deploy path here, the user's deploy code reads the IO descriptors
+FIX = ("export the IO descriptors again from the env the policy trained in (train or play with "
+       "--export_io_descriptors), or write the deploy code's {item} from the run's params/env.yaml")
+
 def io_descriptors_of(folder: Path) -> Path | None:
     found = [folder / name for name in IO_FILES] + sorted(folder.glob("*_IO_descriptors.yaml")) + sorted(
         (folder / "exported").glob("*IO_descriptors.yaml"))
@@ -292,4 +296,4 @@ def isaac_lab_contract(folder: Path, actor: dict[str, Any], exports: list[Path])
                          f"({type(exc).__name__}: {str(exc)[:80]})"])
     items = check(io, env, graph)
     normalizer = [i for i in (own.items if own else []) if i.name == "normalizer"]
-    return Contract(source, items + normalizer, own.notes if own else [])
+    return Contract(source, items + normalizer, own.notes if own else [], fix=FIX)

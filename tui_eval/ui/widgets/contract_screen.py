@@ -15,8 +15,8 @@ from textual.widgets import Static
 
 from tui_eval.views.format import contract_headline, contract_mark
 
-NONE = ("this run's export carries no deployment contract (an mjlab run's <run>.onnx carries one; an rsl_rl export "
-        "says its sizes and normalizer; RLlib has none)")
+NONE = ("this run's export carries no deployment contract (a robot export that states its joints, gains, scales "
+        "and observation terms carries one; its graph at least says its sizes and normalizer)")
 MARK_STYLE = {"✓": "bold green", "✗": "bold red", "–": "dim"}
 
 

@@ -22,8 +22,9 @@ KEYS = (
     ("s", "paired view: each seed's return on the first path against the second's (on the diagonal when they "
           "agree); ←/→ walk the seeds, largest difference first; enter opens one, c records its clip"),
     ("h", "show or hide the return histograms"),
-    ("t", "terms: what ended each path's episodes, and which reward term moved (mjlab / Isaac Lab envs)"),
-    ("n", "contract: the export's deployment contract against the env, ✓ / ✗ per item (mjlab, rsl_rl exports)"),
+    ("t", "terms: what ended each path's episodes, and which reward term moved (envs that name their terms: "
+          "manager-based robot envs)"),
+    ("n", "contract: the export's deployment contract against the env, ✓ / ✗ per item (robot exports)"),
     ("d", "diagnose: why do the paths differ? ranked findings (settings, connector state, stage, step)"),
     ("v", "frames: the paths playing the same seed, rendered (space pause, ←/→ step, [ ] seed, s one/both)"),
     ("c", "on an episode: a clip of its seed, the paths side by side (<log>.seed-S.gif)"),

@@ -18,7 +18,7 @@ from tui_eval.stats.episode_terms import term_differences
 from tui_eval.views.format import interval, num
 from tui_eval.views.snapshot import RunSnapshot
 
-UNNAMED = "this env names no termination or reward terms (mjlab and Isaac Lab envs do): nothing to show"
+UNNAMED = "this env names no termination or reward terms (manager-based robot envs do): nothing to show"
 
 
 def terms_tables(snapshot: RunSnapshot | None, records: list[EpisodeRecord]) -> list[Table | Text]:

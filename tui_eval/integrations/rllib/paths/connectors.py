@@ -9,6 +9,7 @@ from typing import Any
 from tui_eval.config.spec import EpisodeRecord
 from tui_eval.envs.guard import GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.integrations.rllib.parts import RLLIB_PARTS
 from tui_eval.integrations.rllib.paths import filters as rllib_filters
 from tui_eval.integrations.rllib.paths.batched_e2m import BatchedEnvToModule, stock_tail_start
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
@@ -86,7 +87,7 @@ num_envs, wrappers=[lambda env: GuardedEnv(
 
     def live_parts(self) -> LiveParts:
         return LiveParts("connectors", self.module, self.env_to_module, self.module_to_env, self.recipe.make_one,
-                         self.recipe)
+                         self.recipe, library=RLLIB_PARTS)
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.relay.feed = feed

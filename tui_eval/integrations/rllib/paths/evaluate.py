@@ -33,6 +33,7 @@ from typing import Any
 from tui_eval.config.spec import EpisodeRecord
 from tui_eval.envs.guard import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.integrations.rllib.parts import RLLIB_PARTS
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
 from tui_eval.integrations.rllib.paths.eval_runners import RunnerWatch
 from tui_eval.integrations.rllib.paths.filters import freeze_runner_filters
@@ -272,7 +273,8 @@ class RllibEvaluatePath(RllibRerun, InferencePath):
     def live_parts(self) -> LiveParts:
         runner = self.algo.eval_env_runner
         return LiveParts("evaluate", runner.module, runner._env_to_module, runner._module_to_env,
-                         self.recipe.make_one, self.recipe, runner.config, bool(runner.config.explore))
+                         self.recipe.make_one, self.recipe, runner.config, bool(runner.config.explore),
+                         library=RLLIB_PARTS)
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
         self.seeds.feed = feed

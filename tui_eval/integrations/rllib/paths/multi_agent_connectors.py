@@ -11,6 +11,7 @@ from typing import Any
 
 from tui_eval.config.spec import EpisodeRecord
 from tui_eval.feed import FeedRelay, SeedFeed
+from tui_eval.integrations.rllib.parts import RLLIB_PARTS
 from tui_eval.integrations.rllib.paths import batched_multi_agent as batched
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
 from tui_eval.integrations.rllib.paths.filters import freeze_filters as freeze_filters_of
@@ -95,7 +96,8 @@ class RllibMultiAgentConnectorsPath(InferencePath):
                                   view=self.view, wall_s=wall_s, explore=self.explore)
 
     def live_parts(self) -> LiveParts:
-        return LiveParts("connectors", self.module, self.env_to_module, self.module_to_env, explore=self.explore)
+        return LiveParts("connectors", self.module, self.env_to_module, self.module_to_env, explore=self.explore,
+                         library=RLLIB_PARTS)
 
     def replay(self, seed: int) -> MultiTrace:  # type: ignore[override]  # a multi-agent path's replay
         from tui_eval.integrations.rllib.paths.multi_agent_rerun import replay_connectors

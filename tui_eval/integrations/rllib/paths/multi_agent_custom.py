@@ -29,9 +29,10 @@ import numpy as np
 
 from tui_eval.errors import first_line
 from tui_eval.feed import SeedFeed
+from tui_eval.integrations.rllib.parts import RLLIB_PARTS
 from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
 from tui_eval.integrations.rllib.paths.multi_agent_record import multi_agent_record
-from tui_eval.paths.base import Emit
+from tui_eval.paths.base import Emit, LibraryParts
 from tui_eval.paths.custom import CurrentSeed, CustomPath, play_target
 from tui_eval.paths.rerun import MultiTrace
 
@@ -99,8 +100,10 @@ class MultiAgentCustomPath(CustomPath):
 
     def __init__(self, *, name: str, target: Any, make_env: Callable[[], Any], explore: bool,
                  success_key: str | None, step_timeout: float | None, source: str, mapping_fn: Callable,
-                 module_ids: Sequence[str], view: str | None, remake: Callable[[bool], Any] | None = None):
+                 module_ids: Sequence[str], view: str | None, remake: Callable[[bool], Any] | None = None,
+                 library: LibraryParts = RLLIB_PARTS):
         self.name, self.remake, self.explore, self.target = name, remake, explore, target
+        self.library = library
         self.module_ids, self.view = list(module_ids), view
         self.form = "episode" if not hasattr(target, "act") and callable(target) else "act"
         self.seed_feed = CurrentSeed()

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from tui_eval.envs import global_rng
+from tui_eval.integrations.rllib.parts import module_logits
 from tui_eval.paths.base import LiveParts
 from tui_eval.paths.rerun import STAGES, Side, Stateless, Trace, first_row, flat
-from tui_eval.paths.rllib_parts import module_logits
 
 MAX_STEPS = 10_000
 

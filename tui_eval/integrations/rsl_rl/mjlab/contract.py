@@ -28,6 +28,11 @@ class ContractUnreadable(ValueError):
     """The export's metadata cannot be read as mjlab writes it (one line: which field, what is wrong)."""
 
 
+#: the doctor's fix for a broken item, in mjlab's terms
+FIX = ("export again so that the contract is written from the training env (mjlab: "
+       "attach_metadata_to_onnx(get_base_metadata(env)) on the env the policy trained in), or write the deploy code's "
+       "{item} from the env's values; the deploy path shows what the contract costs")
+
 def parse_metadata(meta: dict[str, str]) -> dict[str, Any]:
     """mjlab's text fields as values: names as lists, numbers as floats (a ';'-joined entry as a list of them)."""
     out: dict[str, Any] = {}
@@ -136,7 +141,7 @@ def check(export: dict[str, Any], env: dict[str, Any], source: str) -> Contract:
         items.append(_per_term(name, export.get(f"observation_terms_{field}"), env.get(f"observation_terms_{field}"),
                                terms))
     items.append(compare_names("command names", export.get("command_names"), env.get("command_names")))
-    return Contract(source, items)
+    return Contract(source, items, fix=FIX)
 
 
 def _per_term(name: str, export: list[Any] | None, env: list[Any] | None, terms: list[str] | None) -> ContractItem:
