@@ -13,7 +13,7 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from tui_eval.demo_envs import PointGoalEnv
+from tui_eval.envs.point_goal import PointGoalEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = ROOT / "assets" / "rsl_pointgoal"

@@ -19,7 +19,7 @@ import torch
 import yaml
 from gymnasium import spaces
 
-from tui_eval.demo_envs import PointGoalEnv
+from tui_eval.envs.point_goal import PointGoalEnv
 from tui_eval.integrations.rsl_rl.paths.model import quiet
 from tui_eval.integrations.rsl_rl.paths.vecenv import GymVecEnv, takes_images
 

@@ -232,4 +232,4 @@ def check_env_id(env_id: str) -> None:
 
 def import_registrations() -> None:
     """Register the envs tui-eval ships (demo tasks) and the Box2D family if its package is present."""
-    import tui_eval.demo_envs  # noqa: F401  (registers on import)
+    import tui_eval.envs.point_goal  # noqa: F401  (registers on import)
