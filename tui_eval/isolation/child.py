@@ -74,7 +74,9 @@ def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any])
     except BaseException as exc:  # any failure to load is the run's to report, in one line
         from tui_eval.config.spec import BadInput
 
-        wire.send(("load_failed", first_line(exc, 300), traceback.format_exc(), isinstance(exc, BadInput)))
+        said = isinstance(exc, BadInput)  # already the user's one line: sent without its type's name
+        line = (str(exc).strip().splitlines() or [""])[0][:300] if said else first_line(exc, 300)
+        wire.send(("load_failed", line, traceback.format_exc(), said))
         return
     path = worker.path
     wire.send(("loaded", {"pid": os.getpid(), "description": path.description,

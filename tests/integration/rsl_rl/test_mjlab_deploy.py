@@ -71,6 +71,11 @@ def test_a_field_of_the_wrong_length_is_one_note_and_one_line_for_the_deploy_pat
     with pytest.raises(BadInput, match="^the deploy path drives the export by its metadata, whose joint_stiffness "
                                        "has 2 values for the env's 1 actuated joints; run the other paths"):
         _gains_on(kind, "deploy")
+    # the same line from the path's own process (where a run builds it): the message alone, not its type's name
+    proc = cli(two, "--env", TASK, "--env-config", json.dumps(SHORT), "--headless", "--episodes", "2", "--num-envs",
+               "2", "--paths", "onnx,deploy", "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
+    assert proc.returncode == 2 and proc.stderr.splitlines()[-1].startswith(
+        "tui-eval: error: the deploy path drives the export by its metadata, whose joint_stiffness"), proc.stderr[-800:]
 
 
 def test_a_deploys_observations_follow_the_contracts_joint_order():
