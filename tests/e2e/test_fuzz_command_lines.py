@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from tests.support.common import CARTPOLE
 from tests.support.fuzz_argv import NO_SUCH_PATH, hostile_values, option_sets, parser_of
+from tests.support.run_start import RunStarts, stop_runs_at_start
 
 EXAMPLES = int(os.environ.get("TUI_EVAL_FUZZ_EXAMPLES", "40"))
 FOLDER = Path(tempfile.mkdtemp(prefix="tui-eval-fuzz-"))  # an existing folder the values may name
@@ -26,23 +27,10 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database
                 suppress_health_check=list(HealthCheck))
 
 
-class RunStarts(Exception):
-    """The run got past every check: it would now step its paths."""
-
-
 @pytest.fixture
 def stop_at_start(monkeypatch):
     """Each way a run starts ends here instead, once its log is taken (the checks before it are the real ones)."""
-    import tui_eval.runtime.app_process as app_process
-    import tui_eval.runtime.detach as detach
-    import tui_eval.session as session
-
-    def starts(*args, **kwargs):
-        raise RunStarts
-
-    monkeypatch.setattr(session, "start_engine", starts)
-    monkeypatch.setattr(app_process, "run_app", starts)
-    monkeypatch.setattr(detach, "start_in_background", starts)
+    stop_runs_at_start(monkeypatch)
     monkeypatch.setenv("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-fuzz-state-"))
 
 

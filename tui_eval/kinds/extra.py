@@ -30,7 +30,7 @@ def build_custom(kind, custom: CustomSpec, explore: bool, factory: Callable[...,
     def make(explore: bool) -> Any:
         try:
             target = factory(str(kind.checkpoint), explore=explore, device=spec.device)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # the user's factory may raise anything, or exit
             raise BadInput(f"--path {custom.name}: {custom.module}:{custom.factory}(checkpoint, explore=..., "
                            f"device=...) raised {first_line(exc)}") from None
         if not callable(target) and not callable(getattr(target, "act", None)):

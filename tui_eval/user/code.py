@@ -12,7 +12,9 @@ import importlib
 import importlib.util
 import os
 import pickle
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -42,7 +44,9 @@ def import_user_code(item: str) -> None:
     else:
         name = item
     try:
-        importlib.import_module(name)
+        _import_within_limit(name, item)
+    except BadInput:
+        raise
     except ModuleNotFoundError as exc:
         if exc.name and name.startswith(exc.name):
             raise BadInput(f"--import {item}: no module named {exc.name!r}; pass a .py file or a module "
@@ -53,6 +57,41 @@ def import_user_code(item: str) -> None:
                        "defines things (put the script's own work under if __name__ == '__main__':)") from None
     except Exception as exc:  # importing the user's module runs its code
         raise BadInput(f"--import {item}: importing it raised {first_line(exc)}") from None
+
+
+#: how long importing one `--import` may take before the run gives up on it (a script that waits for input,
+#: a server it connects to); TUI_EVAL_IMPORT_TIMEOUT_S changes it
+IMPORT_TIMEOUT_S = 120.0
+
+
+class _ImportTookTooLong(Exception):
+    pass
+
+
+def _import_within_limit(name: str, item: str) -> None:
+    """Import `name`; BadInput after IMPORT_TIMEOUT_S. The working directory is the run's again afterwards: a
+    module that changes it at import must not move where the run's relative paths point."""
+    limit = float(os.environ.get("TUI_EVAL_IMPORT_TIMEOUT_S", IMPORT_TIMEOUT_S))
+    timed = threading.current_thread() is threading.main_thread()  # signals reach the main thread only
+
+    def too_long(signum, frame):
+        raise _ImportTookTooLong
+
+    cwd = os.getcwd()
+    previous = signal.signal(signal.SIGALRM, too_long) if timed else None
+    if timed:
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        importlib.import_module(name)
+    except _ImportTookTooLong:
+        raise BadInput(f"--import {item}: importing it took more than {limit:g}s (does it wait for input, or run "
+                       "its work at import?); put that work under if __name__ == '__main__': "
+                       "(TUI_EVAL_IMPORT_TIMEOUT_S=SECONDS to allow longer)") from None
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+        os.chdir(cwd)
 
 
 class _NamingUnpickler(pickle.Unpickler):

@@ -128,7 +128,7 @@ class FactoryVecEnv(EvalVecEnv):
             env = _call_factory(self._factory, self._factory_kwargs)
         except BadInput:
             raise
-        except Exception as exc:  # the user's factory may raise anything
+        except (Exception, SystemExit) as exc:  # the user's factory may raise anything, or exit
             raise BadInput(f"--vecenv {self.factory_name} raised {first_line(exc)}") from None
         missing = [a for a in ("num_envs", "num_actions", "get_observations", "step") if not hasattr(env, a)]
         if missing:
