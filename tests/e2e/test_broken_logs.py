@@ -62,8 +62,19 @@ def summary_of(log: Path, folder: Path, capsys) -> dict | None:
     return json.loads(out.read_text()) if result.returncode == 0 else None
 
 
+@pytest.fixture(autouse=True)
+def own_registry(monkeypatch, tmp_path_factory):
+    """The broken logs are listed in a registry of these tests' own (`ls` reads them; no other test sees them)."""
+    monkeypatch.setenv("TUI_EVAL_STATE", str(tmp_path_factory.mktemp("state")))
+
+
 def every_command(log: Path, folder: Path, capsys) -> None:
-    for args in (["attach", log, "--headless"], ["ls"], ["stop", log], ["resume", log, "--headless"],
+    from tui_eval.runtime import registry
+
+    registry.register(log)  # as the run that wrote it did: `ls` lists it
+    listing = in_process(capsys, "ls")
+    assert listing.returncode == 0 and log.stem in listing.stdout, listing.stderr[-2000:]
+    for args in (["attach", log, "--headless"], ["stop", log], ["resume", log, "--headless"],
                  ["report", log, "--out", folder / "report.svg"]):
         assert_one_line_or_ok(in_process(capsys, *args))
 
