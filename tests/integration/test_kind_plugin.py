@@ -11,7 +11,7 @@ import pytest
 from tests.support.engines import plan_for
 from tests.support.toy_kind import save
 from tui_eval.cli import main
-from tui_eval.doctor.core import diagnose_plan
+from tui_eval.doctor.diagnosis import diagnose_plan
 
 BALANCING = [[0, 0, -1, -1], [0, 0, 1, 1]]  # push toward where the pole falls: CartPole held for a while
 

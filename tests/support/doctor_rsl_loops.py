@@ -1,4 +1,5 @@
-"""Deployment loops of an rsl_rl policy as act-form custom paths (`--path NAME=tests/support/doctor_rsl_loops.py:FACTORY`),
+"""Deployment loops of an rsl_rl policy as act-form custom paths
+(`--path NAME=tests/support/doctor_rsl_loops.py:FACTORY`),
 each as a robot's control loop runs the exported TorchScript policy (`exported/policy.pt`, one robot, batch 1).
 
 `export_loop` calls the policy on each observation and sends its output as it is: no `clip_actions` (which the

@@ -1,5 +1,6 @@
 """Runs the `connectors` path's step-by-step loop with the batched env-to-module tail and RLlib's own tail pieces
-side by side on every step, and says where their outputs differ (for tests/integration/rllib/test_rllib_batched_e2m.py)."""
+side by side on every step, and says where their outputs differ
+(for tests/integration/rllib/test_rllib_batched_e2m.py)."""
 
 from __future__ import annotations
 

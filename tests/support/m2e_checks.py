@@ -1,5 +1,6 @@
 """Runs the `connectors` path's step-by-step loop with the fused module-to-env pipeline and RLlib's real one
-side by side on every step, and says where their outputs differ (for tests/integration/rllib/test_rllib_fused_m2e.py)."""
+side by side on every step, and says where their outputs differ
+(for tests/integration/rllib/test_rllib_fused_m2e.py)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ real paths)."""
 
 from __future__ import annotations
 
-from tui_eval.doctor.core import Diagnosis
+from tui_eval.doctor.diagnosis import Diagnosis
 from tui_eval.doctor.findings import Finding
 
 

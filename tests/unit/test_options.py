@@ -25,7 +25,9 @@ FIELDS = [f.name for f in dataclasses.fields(RunSpec)]
 FLAGGED = [o.dest for o in RUN_OPTIONS if o.scope is Scope.RUN and o.flags]
 
 names = st.from_regex(r"[a-z][a-z0-9_@]{0,8}", fullmatch=True)
-texts = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), min_size=1, max_size=12)
+# a value of exactly "--" is read by argparse as the end of the options, whatever the flag: not a value a user gives
+texts = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), min_size=1,
+                max_size=12).filter(lambda t: t != "--")
 floats = st.floats(allow_nan=False, allow_infinity=False, width=64)
 json_values = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), floats, texts)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tui_eval.config.spec import BadInput
 from tui_eval.runs import open_log, resolve_run, true_status
-from tui_eval.sweep.record import is_sweep
+from tui_eval.sweep.sweep_log import is_sweep
 
 from .parsers import CommandParser
 

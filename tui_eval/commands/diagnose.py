@@ -36,7 +36,7 @@ def main(argv: list[str]) -> int:
         if not folder.is_dir():
             raise BadInput(f"--json {json_path}: folder {folder} does not exist; create it or pick another file")
     quiet_libraries()
-    from tui_eval.doctor.core import diagnose_plan
+    from tui_eval.doctor.diagnosis import diagnose_plan
     from tui_eval.session import plan_run
     from tui_eval.user.code import import_user_code
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tui_eval.log.store import RunLog
 from tui_eval.runs import all_logs, true_status
-from tui_eval.sweep.record import is_sweep
+from tui_eval.sweep.sweep_log import is_sweep
 
 from .parsers import CommandParser
 

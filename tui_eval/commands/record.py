@@ -1,5 +1,5 @@
 """`tui-eval record CKPT --seed S --out FILE [run options]`: a clip of one seed, the paths side by side
-(the recording itself: tui_eval.runtime.record)."""
+(the recording itself: tui_eval.runtime.clip)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     refuse_options(args)
     quiet_libraries()
-    from tui_eval.runtime.record import record
+    from tui_eval.runtime.clip import record
 
     return record(spec_from_args(args), args.seed, Path(args.out), args.stride)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tui_eval.config.spec import RunSpec
 from tui_eval.log.store import RunLog
 from tui_eval.runs import open_log, resolve_run
-from tui_eval.sweep.record import is_sweep
+from tui_eval.sweep.sweep_log import is_sweep
 
 from .parsers import CommandParser
 

@@ -6,6 +6,6 @@ seed on every path step by step (`replay`), and ranks likely causes (`findings`)
 here imports Textual.
 """
 
-from tui_eval.doctor.core import Diagnosis, diagnose_plan
+from tui_eval.doctor.diagnosis import Diagnosis, diagnose_plan
 
 __all__ = ["Diagnosis", "diagnose_plan"]

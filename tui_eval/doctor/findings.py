@@ -72,8 +72,8 @@ class Pair:
     def add(self, cause: str, evidence: str, fix: str, score: int, stages: tuple[str, ...] = (),
             lengths: bool = False, topic: str = "") -> None:
         div = self.div
-        consistent = (div.stage in stages) or (lengths and div.kind == "length") or \
-                     (self.coarse and div.kind == "action" and div.stage == "action_for_env" and "any" in stages)
+        consistent = (div.stage in stages) or (lengths and div.differs_in == "length") or \
+                     (self.coarse and div.differs_in == "action" and div.stage == "action_for_env" and "any" in stages)
         where = "" if div.step is None else \
             f"; first divergence at seed {self.seed}, step {div.step}, stage {div.stage}"
         if div.values and consistent:
@@ -202,11 +202,11 @@ RULES = (_stage_match, _explore, _actions, _env, _connectors, _weights)
 
 
 def diagnose_pair(a: str, b: str, facts: dict[str, dict[str, Any]], differ: dict[str, dict[str, Any]],
-                  div: Divergence, seed: int | None, kinds: dict[str, str],
+                  div: Divergence, seed: int | None, labels: dict[str, str],
                   saved_states: dict[str, Any] | None = None, coarse: bool | None = None) -> list[Finding]:
     """Findings for paths `a` and `b` (which have diverged), best first."""
     if coarse is None:
-        coarse = any(kinds.get(n) == "custom" for n in (a, b))
+        coarse = any(labels.get(n) == "custom" for n in (a, b))
     pair = Pair(a, b, facts, differ, div, seed, coarse, saved_states or {}, [])
     for rule in RULES:
         rule(pair)

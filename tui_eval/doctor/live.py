@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tui_eval.doctor.core import Diagnosis, diagnose_multi_agent_paths, diagnose_paths
+from tui_eval.doctor.diagnosis import Diagnosis, diagnose_multi_agent_paths, diagnose_paths
 from tui_eval.doctor.findings import UNEXPLAINED, Finding
 
 

@@ -138,7 +138,7 @@ def _state_finding(a: str, b: str, built: dict[str, Any], traces: dict[str, Mult
 def diagnose_multi_agent(built: dict[str, Any], kind: Any, records: list, seed: int | None,
                          progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """The doctor on built multi-agent paths (kept open), given the batch's records and an optional seed: the
-    fields of a Diagnosis (tui_eval.doctor.core, which builds it)."""
+    fields of a Diagnosis (tui_eval.doctor.diagnosis, which builds it)."""
     started = time.perf_counter()
     names, notes = list(built), [SKIPPED]
     batch = module_batch(records)
@@ -193,9 +193,9 @@ def _pair(a: str, b: str, built, kind, traces, batch, per_path, saved, seed, not
         return []
     div = (Divergence(parted[0], "action_for_env", parted[1], "action") if parted is not None
            else Divergence(None, None, {}, "unknown"))
-    kinds = {n: "custom" if isinstance(built[n], CustomPath) else n for n in (a, b)}
+    labels = {n: "custom" if isinstance(built[n], CustomPath) else n for n in (a, b)}
     _, pair_differ = compare({a: per_path[a], b: per_path[b]})  # what differs between these two
-    found = diagnose_pair(a, b, per_path, pair_differ, div, seed, kinds, saved, coarse=True)
+    found = diagnose_pair(a, b, per_path, pair_differ, div, seed, labels, saved, coarse=True)
     probed, tried = None, []  # type: Finding | None, list[str]
     if parted:
         probed = _mapping_finding(a, b, built, traces, seed, list(kind.module_ids), tried) or \

@@ -34,7 +34,7 @@ def prove(found: list[Finding], sides: Sides, a: str, b: str, div: Divergence, s
     """`found` (a pair's findings from settings) with the first probe's proof: joined to the finding on its
     topic, or as a finding of its own, whose fix is `kind`'s own where it has one (its library's way); the
     'unexplained' fallback goes when a probe explains the divergence."""
-    if div.kind != "action" or div.step is None:
+    if div.differs_in != "action" or div.step is None:
         return found
     started = time.perf_counter()
     side_a, side_b = sides[a], sides[b]

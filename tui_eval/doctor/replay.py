@@ -30,7 +30,7 @@ class Divergence:
     step: int | None  # first step whose env actions differ (or where one episode ends first)
     stage: str | None  # first stage that differs at that step (built-in paths on both sides)
     values: dict[str, Any]  # path -> value at that stage and step
-    kind: str  # "action" | "length" | "none"
+    differs_in: str  # "action" | "length" | "none" (nothing differs) | "unknown" (no step-by-step replay)
     stage_match: dict[str, str] | None = None  # {"path": A, "stage": S, "of": B}: A sends B's stage S to the env
 
 

@@ -32,7 +32,7 @@ FACT_ORDER = ("explore", "action distribution", "normalize_actions", "clip_actio
 class Probe:
     name: str
     explore: bool | None
-    kind: str = ""  # "connectors", "evaluate", "custom", "rsl", ...
+    label: str = ""  # "connectors", "evaluate", "custom", "rsl", ... (LiveParts.label)
     module: Any = None
     env_to_module: Any = None
     module_to_env: Any = None
@@ -52,12 +52,12 @@ def probe(path, kind) -> Probe:
     p = Probe(name=path.name, explore=path.explore, checkpoint=getattr(owner, "checkpoint", None), path=path)
     parts = path.live_parts()
     if parts is None:
-        p.kind = "other"
+        p.label = "other"
         replays = type(path).replay is not InferencePath.replay  # its replay and policy still face the probes
         p.notes.append(f"{type(path).__name__} ({base}): " + ("no settings or env facts to read; its replay and its "
                        "policy are compared" if replays else "only its episodes are compared"))
         return p
-    p.kind, p.module, p.env_to_module, p.module_to_env = parts.label, parts.module, parts.env_to_module, \
+    p.label, p.module, p.env_to_module, p.module_to_env = parts.label, parts.module, parts.env_to_module, \
         parts.module_to_env
     p.make_env, p.recipe, p.config, p.library = parts.make_env, parts.recipe, parts.config, parts.library
     if parts.explore is not None:
@@ -65,7 +65,7 @@ def probe(path, kind) -> Probe:
     if p.recipe is None:  # a `--path` loop (on the second env too) or a vector env's world: the kind's recipe
         p.recipe = getattr(owner, "env", None) or SimpleNamespace(name=getattr(owner, "env_id", None) or "?",
                                                                    env_config=getattr(owner, "env_config", {}))
-    if p.kind == "custom" and p.module is None:
+    if p.label == "custom" and p.module is None:
         p.notes.append("no policy network found inside the custom path's object: weights not compared")
     return p
 

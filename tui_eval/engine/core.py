@@ -8,14 +8,15 @@ Every record is appended to the run log first, then folded into the statistics, 
 from __future__ import annotations
 
 import collections
+import sqlite3
 import threading
 import time
 import traceback
 from collections.abc import Callable
 
 from tui_eval.config.spec import EpisodeRecord, SeedBlock
-from tui_eval.engine.feed import PathFeed
 from tui_eval.engine.frozen import watch_for_frozen_steps
+from tui_eval.engine.path_feed import PathFeed
 from tui_eval.engine.proof import first_unproven_difference, restore_proof, start_proof
 from tui_eval.engine.schedule import PathSchedule, restore_schedules
 from tui_eval.errors import first_line
@@ -78,6 +79,8 @@ class Engine:
         self._all_done = threading.Event()
         self._subscribers: list[Subscriber] = []
         self.errors: list[PathFailed] = []
+        #: why the log took no more episodes (a full disk, a file-size limit); the run stopped there
+        self.log_failure: str | None = None
         # throughput bookkeeping: active (unpaused) seconds and steps per path
         self._t_start: float | None = None
         self._paused_since: float | None = None
@@ -313,7 +316,13 @@ class Engine:
             self._wake.notify_all()
 
     def _emit(self, rec: EpisodeRecord) -> None:
-        self.log.append(rec)  # the log is the truth: written before anything shows it
+        try:
+            self.log.append(rec)  # the log is the truth: written before anything shows it
+        except sqlite3.OperationalError as exc:  # no room: the log keeps what it has, and the run stops there
+            if self.log_failure is None:
+                self.log_failure = first_line(exc)
+                self.stop()
+            return
         with self._lock:
             state = self._state[rec.path]
             state.in_flight.discard((rec.seed, rec.block))

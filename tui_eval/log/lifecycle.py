@@ -81,7 +81,8 @@ class RunMeta:
     paths: list[str] | None = None
     explore: Mapping[str, bool] | None = None
     facts: Mapping[str, Any] | None = None
-    repeatable_seeds: bool | None = None  # False: the env is not a function of its reset seed (tui_eval/envs/seeding.py)
+    #: False: the env is not a function of its reset seed (tui_eval/envs/seeding.py)
+    repeatable_seeds: bool | None = None
     versions: Mapping[str, Any] | None = None
     started_at: float | None = None
     pid: int | None = None

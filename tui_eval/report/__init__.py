@@ -50,7 +50,7 @@ def write_report(log_path: str | Path, out: str | Path, *, status: str | None = 
 
 def gather(log_path: Path, status: str | None, drawing: Any) -> tuple[Any, Any, Any]:
     """What the log's report shows, and the functions that draw it and put it on a page."""
-    from tui_eval.sweep.record import is_sweep
+    from tui_eval.sweep.sweep_log import is_sweep
 
     from . import html
 

@@ -100,7 +100,7 @@ def run_sweep(sweep: Sweep, *, headless: bool, resuming: bool = False) -> int:
 def _sweep(sweep: Sweep, candidates: list, owner: RunOwner, headless: bool, resuming: bool) -> dict[str, Any]:
     from tui_eval.kinds import load_kind
     from tui_eval.sweep.race import Board, Race, enter
-    from tui_eval.sweep.record import SweepRecord
+    from tui_eval.sweep.sweep_log import SweepRecord
 
     spec = sweep.spec
     spec.episodes = budget = spec.episodes or EPISODES_PER_CHECKPOINT * len(candidates)

@@ -12,7 +12,7 @@ from tests.support.common import SUPPORT
 from tests.support.engines import plan_for
 from tests.support.jobs import EXAMPLES
 from tui_eval.cli import main
-from tui_eval.doctor.core import diagnose_plan
+from tui_eval.doctor.diagnosis import diagnose_plan
 
 EXAMPLE_LOOP = ("--path", f"example={SUPPORT / 'doctor_loops.py'}:policy_inference_example")
 

@@ -87,7 +87,7 @@ def test_an_env_that_does_not_repeat_itself_has_a_noise_floor_and_a_statistical_
 
 def test_the_doctor_explains_a_same_policy_divergence_as_amplified_rounding(tmp_path):
     from tests.support.engines import plan_for
-    from tui_eval.doctor.core import diagnose_plan
+    from tui_eval.doctor.diagnosis import diagnose_plan
     from tui_eval.doctor.findings import UNEXPLAINED
 
     plan = plan_for(PENDULUM, *against("float64_pipelines"), log=tmp_path / "run.sqlite")

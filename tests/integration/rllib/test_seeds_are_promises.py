@@ -176,7 +176,7 @@ def test_stop_is_prompt_while_a_path_process_is_stuck_in_a_step(tmp_path, monkey
 
 
 def test_the_doctor_names_an_env_that_ignores_its_seed_first(examples, tmp_path):
-    from tui_eval.doctor.core import diagnose_plan
+    from tui_eval.doctor.diagnosis import diagnose_plan
 
     plan = plan_for(examples / "action_mask", *EXPLORE_OFF, "--episodes", "3", log=tmp_path / "run.sqlite")
     diagnosis = diagnose_plan(plan)
@@ -198,7 +198,7 @@ def test_the_probes_rerun_a_policy_on_dict_observations_with_an_action_mask(exam
     """RLlib's evaluate samples (explore on, its default): asked again on the same Dict observation (an action
     mask and the observation) it answers otherwise, the connectors path does not; that is the explore
     finding's proof, after the env's own finding."""
-    from tui_eval.doctor.core import diagnose_plan
+    from tui_eval.doctor.diagnosis import diagnose_plan
 
     diagnosis = diagnose_plan(plan_for(examples / "action_mask", "--episodes", "3", log=tmp_path / "run.sqlite"))
     causes = [f.cause for f in diagnosis.findings]

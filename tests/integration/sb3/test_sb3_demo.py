@@ -7,7 +7,7 @@ from __future__ import annotations
 from tests.support.bad_input import in_process
 from tests.support.engines import plan_for
 from tui_eval.demos import demo_checkpoint
-from tui_eval.doctor.core import diagnose_plan
+from tui_eval.doctor.diagnosis import diagnose_plan
 
 
 def test_demo_help_lists_the_sb3_demo(capsys):

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.engines import plan_for
 from tests.support.sb3_runs import ZOO_ENV, export_onnx
-from tui_eval.doctor.core import diagnose_plan
+from tui_eval.doctor.diagnosis import diagnose_plan
 
 SEED = 1_000_000_000
 

@@ -87,7 +87,7 @@ async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs,
     from tui_eval.log.store import RunLog
     from tui_eval.runtime.sweep_live import LocalControls, rounds_for
     from tui_eval.sweep.race import Board, Race, enter
-    from tui_eval.sweep.record import SweepRecord
+    from tui_eval.sweep.sweep_log import SweepRecord
     from tui_eval.ui.sweep_app import SweepApp
 
     args = build_parser().parse_args([str(runs / "rsl"), "--headless"])

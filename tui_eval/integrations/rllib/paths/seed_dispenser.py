@@ -2,7 +2,7 @@
 
 Those envs are built in other processes, so they cannot read the run's feed: each takes its seed at
 reset from a `SeedDispenser`, a small named Ray actor on the driver's node that the path keeps topped up
-with a few seeds per runner. A seed leaves the dispenser only when an env takes it, so a pause (`drain`)
+with a few seeds per runner. A seed leaves the dispenser only when an env takes it, so a pause (`hold`)
 hands back exactly the seeds no episode started with. The dispenser notes which runner process took each
 seed: when RLlib restarts a dead runner, the same worker index comes back with a new pid, and the seeds
 the dead one had taken and never reported are `orphans`, run again; so are those of a runner the path
@@ -38,7 +38,7 @@ class SeedDispenser:
         self._pids: dict[int, int] = {}  # worker index -> pid of its runner now
         self._lost: list[Seed] = []
         self._frozen: list[tuple[int, int, str, int]] = []  # (seed, block, why, worker index) of frozen steps
-        self._held = False  # paused: queued seeds wait (an offer may arrive after the drain)
+        self._held = False  # paused: queued seeds wait (an offer may arrive after the hold)
         self._lock = threading.Condition()
         self.incarnation = uuid.uuid4().hex  # new when Ray restarts this actor: its state is gone
 
@@ -76,7 +76,7 @@ class SeedDispenser:
                 self._lock.wait(timeout)
             return self.incarnation, len(self._queue)
 
-    def drain(self) -> list[Seed]:
+    def hold(self) -> list[Seed]:
         """Pause: hand out nothing until `release`; the seeds queued now, handed back."""
         with self._lock:
             self._held = True
@@ -202,7 +202,7 @@ class DispenserPump:
         self.incarnation, self.pid = ray.get(self.handle.where.remote())
         self.restarts += 1
         if self._held:
-            ray.get(self.handle.drain.remote())
+            ray.get(self.handle.hold.remote())
         again = sorted(self._relay.running_now())
         self.handle.offer.remote(again, True)
         self.news.append(f"the seed dispenser (pid {dead}) died and Ray restarted it (pid {self.pid}); the "
@@ -214,10 +214,10 @@ class DispenserPump:
 
         self._held = True
         try:
-            drained = ray.get(self.handle.drain.remote(), timeout=CONTROL_TIMEOUT_S)
-        except ray.exceptions.RayError:  # being restarted: the pump drains the new one (nothing queued yet)
+            held = ray.get(self.handle.hold.remote(), timeout=CONTROL_TIMEOUT_S)
+        except ray.exceptions.RayError:  # being restarted: the pump holds the new one (nothing queued yet)
             return []
-        unstarted: list[Seed] = [(int(s), int(b)) for s, b in drained]
+        unstarted: list[Seed] = [(int(s), int(b)) for s, b in held]
         for seed in unstarted:
             self._relay.finish(seed)
         return unstarted

@@ -152,22 +152,22 @@ def _pair_findings(sides: Sides, batch: dict[str, dict[int, float]], per_path: d
     a = names[0]
     for b in names[1:]:
         div = first_divergence(traces[a], traces[b])
-        replay_json["pairs"].append({"paths": [a, b], "step": div.step, "stage": div.stage, "kind": div.kind,
+        replay_json["pairs"].append({"paths": [a, b], "step": div.step, "stage": div.stage, "kind": div.differs_in,
                                      "values": div.values, "stage_match": div.stage_match})
         pair_differs = any(_differs(batch[a][s], batch[b][s]) for s in batch.get(a, {}) if s in batch.get(b, {}))
-        if env_repeats and div.kind == "none" and not returns_identical(traces[a].ret, traces[b].ret):
+        if env_repeats and div.differs_in == "none" and not returns_identical(traces[a].ret, traces[b].ret):
             # the actions stay within the tolerance and the returns still part: rounding, when the policies agree
             findings += _amplified_rounding(sides, a, b, div, chosen, notes) or []
             continue
-        if div.kind in ("none", "unknown") and not pair_differs:
+        if div.differs_in in ("none", "unknown") and not pair_differs:
             continue
         coarse = not (traces[a].stages.get("action") and traces[b].stages.get("action"))
         found = diagnose_pair(a, b, per_path, differ, div, chosen,
-                              {n: pr.kind for n, pr in sides.probes.items()}, kind.saved_connector_states(), coarse)
+                              {n: pr.label for n, pr in sides.probes.items()}, kind.saved_connector_states(), coarse)
         found = prove(found, sides, a, b, div, chosen, notes, kind)
-        if env_repeats and div.kind == "action" and all(f.topic == "unexplained" for f in found):
+        if env_repeats and div.differs_in == "action" and all(f.topic == "unexplained" for f in found):
             found = _amplified_rounding(sides, a, b, div, chosen, notes) or found
-        if div.kind == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
+        if div.differs_in == "unknown" and chosen in batch.get(a, {}) and chosen in batch.get(b, {}):
             for f in found:
                 f.evidence += (f"; returns on seed {chosen}: {a} {batch[a][chosen]:.6g}, {b} "
                                f"{batch[b][chosen]:.6g} (no step-by-step replay for "
