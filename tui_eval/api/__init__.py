@@ -76,9 +76,14 @@ def assert_same_policy(checkpoint: str | Path, **options: Any) -> Evaluation:
     if result.exit_code not in (0, 3):
         raise AssertionError(f"the run did not complete (exit {result.exit_code}): {result.summary.get('error')}")
     if not result.same_policy:
+        from tui_eval.views.format import agreement_text
+
         comparison = result.comparison
+        steps = (comparison.get("agreement") or {}).get("steps")
+        why = comparison.get("exact_reason") or f"the verdict: {result.verdict}"
         raise AssertionError(f"{comparison.get('a')} and {comparison.get('b')} are not the same policy: "
-                             f"agreement {comparison.get('agreement')}; {comparison.get('exact_reason') or ''}")
+                             f"{agreement_text(comparison.get('agreement'))}"
+                             + (f" over {steps} steps" if steps else "") + f"; {why}")
     return result
 
 
