@@ -30,7 +30,7 @@ def bare_class_name(name: Any) -> str:
     return str(name).rpartition(":")[2].rpartition(".")[2]
 
 
-def _safe_yaml_loader():
+def safe_yaml_loader():
     """A SafeLoader that reads the `!!python/tuple` (and other python tags) Isaac Lab's dump_yaml may write."""
     import yaml
 
@@ -61,7 +61,7 @@ def read_cfg_file(path: Path) -> dict[str, Any]:
         else:
             import yaml
 
-            data = yaml.load(text, Loader=_safe_yaml_loader())
+            data = yaml.load(text, Loader=safe_yaml_loader())
     except Exception as exc:  # json and yaml raise their own error classes, yaml several
         raise BadInput(f"the agent cfg {path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'} "
                        f"({first_line(exc, 100)})") from None

@@ -41,7 +41,7 @@ def _holds(tensors: dict[str, np.ndarray], wanted: np.ndarray) -> bool:
     return any(t.size == flat.size and np.allclose(t.reshape(-1), flat, rtol=1e-5, atol=1e-6) for t in tensors.values())
 
 
-def _mlp_sizes(sd: dict[str, Any]) -> tuple[int | None, int | None]:
+def mlp_sizes(sd: dict[str, Any]) -> tuple[int | None, int | None]:
     weights = sorted((k for k in sd if k.startswith("mlp.") and k.endswith(".weight")),
                      key=lambda k: int(k.split(".")[1]))
     if not weights:
@@ -77,7 +77,7 @@ def export_contract(actor: dict[str, Any], exports: list[Path]) -> Contract | No
         tensors = export_tensors(path)
     except Exception as exc:  # torch and onnx raise their own error classes for a file they cannot read
         return Contract(source, notes=[f"{path} cannot be read as an export ({type(exc).__name__}); export again"])
-    sizes, export_sizes = _mlp_sizes(actor), _mlp_sizes(tensors)
+    sizes, export_sizes = mlp_sizes(actor), mlp_sizes(tensors)
     items = [ContractItem("observation size", export_sizes[0], sizes[0], export_sizes[0] == sizes[0] or
                           None in (export_sizes[0], sizes[0])),
              ContractItem("action size", export_sizes[1], sizes[1], export_sizes[1] == sizes[1] or

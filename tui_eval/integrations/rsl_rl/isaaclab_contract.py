@@ -48,10 +48,10 @@ def io_descriptors_of(folder: Path) -> Path | None:
 def read_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
-    from tui_eval.integrations.rsl_rl.cfg import _safe_yaml_loader
+    from tui_eval.integrations.rsl_rl.cfg import safe_yaml_loader
 
     try:
-        data = yaml.load(path.read_text(), Loader=_safe_yaml_loader())
+        data = yaml.load(path.read_text(), Loader=safe_yaml_loader())
     except Exception as exc:  # OSError or one of yaml's several error classes
         raise ContractUnreadable(f"{path.name} cannot be read as YAML ({type(exc).__name__})") from None
     if not isinstance(data, dict):
@@ -271,7 +271,7 @@ def size_items(io: dict[str, Any], env_terms: list[dict[str, Any]],
 def isaac_lab_contract(folder: Path, actor: dict[str, Any], exports: list[Path]) -> Contract | None:
     """The run's contract: env.yaml against its IO descriptors, the export's sizes against both, and the export's
     normalizer (export_contract.py). Without IO descriptors, the export's own check and one note saying so."""
-    from tui_eval.integrations.rsl_rl.export_contract import _mlp_sizes, export_tensors
+    from tui_eval.integrations.rsl_rl.export_contract import export_tensors, mlp_sizes
     from tui_eval.integrations.rsl_rl.run_folder import ENV_PARAMS
 
     own = export_contract(actor, exports)
@@ -287,7 +287,7 @@ def isaac_lab_contract(folder: Path, actor: dict[str, Any], exports: list[Path])
     try:
         io = io_side(read_yaml(io_path))
         env = env_side(read_yaml(folder / ENV_PARAMS), io.get("articulation"))
-        graph = _mlp_sizes(export_tensors(export)) if export is not None else (None, None)
+        graph = mlp_sizes(export_tensors(export)) if export is not None else (None, None)
     except ContractUnreadable as exc:
         return Contract(source, list(own.items) if own else [], [str(exc)] + (own.notes if own else []))
     except Exception as exc:  # a malformed field of either file (a list where a mapping belongs, ...)
