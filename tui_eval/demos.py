@@ -8,22 +8,22 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_eval.config.spec import BadInput
+
+if TYPE_CHECKING:
+    from tui_eval.integrations.base import KindDemo
 
 SHARED_FOLDER = Path(__file__).resolve().parent / "demo_checkpoints"
 
 
 @dataclass(frozen=True)
 class Demo:
-    """One demo as `tui-eval demo` plays it."""
+    """One demo as `tui-eval demo` plays it: as its kind declares it, and where its checkpoint is."""
 
-    name: str
+    declared: KindDemo
     checkpoint: Path
-    text: str
-    options: tuple[str, ...] = ()
-    needs: tuple[str, ...] = ()
-    install: str = ""
 
 
 def demos() -> dict[str, Demo]:
@@ -35,8 +35,7 @@ def demos() -> dict[str, Demo]:
         for demo in plugin.demos:
             folder = SHARED_FOLDER if demo.shared_folder else _package_folder(plugin.package)
             if folder is not None:
-                found.setdefault(demo.name, Demo(demo.name, folder / demo.path, demo.text, demo.options,
-                                                 demo.needs, demo.install))
+                found.setdefault(demo.name, Demo(demo, folder / demo.path))
     return found
 
 
@@ -56,9 +55,9 @@ def demo_checkpoint(name: str) -> Path:
     if demo is None:
         raise BadInput(f"unknown demo {name!r}; choose one of {', '.join(listed)} "
                        "(or run tui-eval CHECKPOINT on your own checkpoint)")
-    missing = [m for m in demo.needs if not _importable(m)]
+    missing = [m for m in demo.declared.needs if not _importable(m)]
     if missing:
-        raise BadInput(f"the {name} demo needs {' and '.join(missing)}: {demo.install}")
+        raise BadInput(f"the {name} demo needs {' and '.join(missing)}: {demo.declared.install}")
     if not demo.checkpoint.exists():
         raise BadInput(f"the demo checkpoints are missing from this install ({demo.checkpoint}); reinstall tui-eval")
     return demo.checkpoint
@@ -70,18 +69,18 @@ def demo_help() -> str:
     width = max(map(len, listed), default=4)
     lines = ["usage: tui-eval demo [NAME] [run options]", "",
              f"A run on one of the bundled demo checkpoints (NAME: {default_demo()} unless given):", ""]
-    lines += [f"  {name.ljust(width)}  {demo.text}" for name, demo in listed.items()]
+    lines += [f"  {name.ljust(width)}  {demo.declared.text}" for name, demo in listed.items()]
     lines += ["", "Every run option is passed on (tui-eval --help lists them), e.g. --headless, --episodes N, "
               "--frames, --json FILE."]
-    lines += [f"{name} runs with {' '.join(demo.options)} unless you give it."
-              for name, demo in listed.items() if demo.options]
+    lines += [f"{name} runs with {' '.join(demo.declared.options)} unless you give it."
+              for name, demo in listed.items() if demo.declared.options]
     return "\n".join(lines)
 
 
 def demo_options(name: str) -> list[str]:
     """The options demo `name` runs with before the user's own (which override them)."""
     demo = demos().get(name)
-    return list(demo.options) if demo is not None else []
+    return list(demo.declared.options) if demo is not None else []
 
 
 def _package_folder(package: str) -> Path | None:

@@ -13,18 +13,10 @@ pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip insta
 
 from tests.support.bad_input import assert_one_line_error, in_process  # noqa: E402
 from tests.support.common import cli  # noqa: E402
-from tests.support.jobs import MJLAB_RUN  # noqa: E402
 
 TASK = "Mjlab-Cartpole-Balance"
 SHORT = json.dumps({"episode_length_s": 1.0})  # 20 steps: the tests are about pairing, not balancing
 QUIET = {"CUDA_VISIBLE_DEVICES": ""}
-
-
-@pytest.fixture(scope="module")
-def run_folder(prefetcher, tmp_path_factory) -> Path:
-    proc, out = prefetcher.wait(MJLAB_RUN, tmp_path_factory.mktemp("mjlab"))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return Path(proc.stdout.strip().splitlines()[-1])
 
 
 def run(folder: Path, out: Path, *extra: str):
@@ -39,22 +31,22 @@ def by_seed(summary: dict, path: str) -> dict[int, dict]:
     return {e["seed"]: e for e in summary["episodes"] if e["path"] == path}
 
 
-def test_a_run_folder_without_its_task_gets_one_line_naming_the_matching_tasks(run_folder, capsys):
-    proc = in_process(capsys, run_folder, "--headless")
+def test_a_run_folder_without_its_task_gets_one_line_naming_the_matching_tasks(mjlab_run_folder, capsys):
+    proc = in_process(capsys, mjlab_run_folder, "--headless")
     assert_one_line_error(proc, "does not say which task", "Mjlab-Cartpole-Balance, Mjlab-Cartpole-Swingup")
     assert "Go1" not in proc.stderr  # only the tasks whose experiment is cartpole
-    assert_one_line_error(in_process(capsys, run_folder, "--env", "Mjlab-Cartpole-Nope", "--headless"),
+    assert_one_line_error(in_process(capsys, mjlab_run_folder, "--env", "Mjlab-Cartpole-Nope", "--headless"),
                           "is not a registered mjlab task")
-    assert_one_line_error(in_process(capsys, run_folder, "--env", TASK, "--env-config", '{"no_such_field": 1}',
+    assert_one_line_error(in_process(capsys, mjlab_run_folder, "--env", TASK, "--env-config", '{"no_such_field": 1}',
                                      "--headless", "--episodes", "8", "--in-process", "--paths", "runner"),
                           "no_such_field", "episode_length_s")  # the fields there are
 
 
-def test_runner_and_the_deployed_onnx_play_the_same_episodes_world_by_world(run_folder, tmp_path):
-    proc, summary, log = run(run_folder, tmp_path)
+def test_runner_and_the_deployed_onnx_play_the_same_episodes_world_by_world(mjlab_run_folder, tmp_path):
+    proc, summary, log = run(mjlab_run_folder, tmp_path)
     assert summary["kind"] == "mjlab"
     assert list(summary["paths"]) == ["runner", "onnx"]  # the run's own <run>.onnx is there: the default pair
-    assert f"{run_folder.name}.onnx (mjlab's ONNX export" in proc.stderr
+    assert f"{mjlab_run_folder.name}.onnx (mjlab's ONNX export" in proc.stderr
     assert "onnx metadata: run_path: local; joint_names: slider,hinge" in proc.stderr
     assert "MjlabOnPolicyRunner.load(model_2.pt)" in proc.stderr
     assert "one row per call (the export fixes batch size 1)" in proc.stderr
@@ -84,8 +76,8 @@ def rendered(content) -> str:
 
 
 @pytest.fixture(scope="module")
-def in_one_process(run_folder, tmp_path_factory):
-    return run(run_folder, tmp_path_factory.mktemp("in_process"), "--in-process", "--paths", "runner,jit")
+def in_one_process(mjlab_run_folder, tmp_path_factory):
+    return run(mjlab_run_folder, tmp_path_factory.mktemp("in_process"), "--in-process", "--paths", "runner,jit")
 
 
 def test_paths_in_one_process_take_turns_and_episodes_record_their_terms(in_one_process):
@@ -206,11 +198,11 @@ def test_a_world_the_nan_guard_ends_is_invalid_and_the_others_run_on():
         env.close()
 
 
-def test_sim_to_sim_on_another_mjlab_task(run_folder, tmp_path, capsys):
+def test_sim_to_sim_on_another_mjlab_task(mjlab_run_folder, tmp_path, capsys):
     """`--vs-env TASK`: the same policy on another mjlab task (here: balance-trained, asked to swing up)."""
-    assert_one_line_error(in_process(capsys, run_folder, "--env", TASK, "--vs-env", "Mjlab-Cartpole-Upside",
+    assert_one_line_error(in_process(capsys, mjlab_run_folder, "--env", TASK, "--vs-env", "Mjlab-Cartpole-Upside",
                                      "--headless"), "--vs-env 'Mjlab-Cartpole-Upside' is not a registered mjlab task")
-    proc, summary, _ = run(run_folder, tmp_path, "--vs-env", "Mjlab-Cartpole-Swingup", "--vs-env-config", SHORT)
+    proc, summary, _ = run(mjlab_run_folder, tmp_path, "--vs-env", "Mjlab-Cartpole-Swingup", "--vs-env-config", SHORT)
     assert list(summary["paths"]) == ["onnx", "onnx@vs-env"]
     assert "Mjlab-Cartpole-Swingup" in proc.stderr
     home, away = summary["paths"]["onnx"], summary["paths"]["onnx@vs-env"]
@@ -218,11 +210,11 @@ def test_sim_to_sim_on_another_mjlab_task(run_folder, tmp_path, capsys):
     assert away["mean"] < home["mean"]  # the pole starts down: a balancing policy earns less
 
 
-def test_the_frame_view_says_a_batched_simulator_is_not_rendered(run_folder, tmp_path):
+def test_the_frame_view_says_a_batched_simulator_is_not_rendered(mjlab_run_folder, tmp_path):
     """The frame view shows why there is no picture, for the path in the run's process and the one in its own."""
     from tests.support.engines import run_to_end
 
-    engine, records = run_to_end(run_folder, "--env", TASK, "--env-config", SHORT, "--episodes", "8",
+    engine, records = run_to_end(mjlab_run_folder, "--env", TASK, "--env-config", SHORT, "--episodes", "8",
                                  "--num-envs", "8", log=tmp_path / "run.sqlite", own_processes=True)
     try:
         assert len(records) == 16

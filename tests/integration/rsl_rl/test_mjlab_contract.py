@@ -13,7 +13,6 @@ import pytest
 pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip install -e '.[mjlab]'")
 
 from tests.support.common import cli  # noqa: E402
-from tests.support.jobs import MJLAB_RUN  # noqa: E402
 from tests.support.mjlab_run import with_metadata  # noqa: E402
 from tui_eval.config.spec import RunSpec  # noqa: E402
 from tui_eval.doctor.contract import contract_findings  # noqa: E402
@@ -27,21 +26,14 @@ ITEMS = ["joint order", "joint stiffness", "joint damping", "default joint posit
          "observation history dim", "command names", "normalizer"]
 
 
-@pytest.fixture(scope="module")
-def run_folder(prefetcher, tmp_path_factory) -> Path:
-    proc, out = prefetcher.wait(MJLAB_RUN, tmp_path_factory.mktemp("mjlab"))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return Path(proc.stdout.strip().splitlines()[-1])
-
-
 def contract_of(folder: Path) -> dict:
     return load_kind(RunSpec(checkpoint=str(folder), env_id=TASK, num_envs=1)).deploy_contract().to_json()
 
 
-def test_a_faithful_export_keeps_its_contract_and_its_deploy_path_is_the_onnx_path(run_folder, tmp_path):
+def test_a_faithful_export_keeps_its_contract_and_its_deploy_path_is_the_onnx_path(mjlab_run_folder, tmp_path):
     out = tmp_path / "summary.json"
-    proc = cli(run_folder, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "8", "--num-envs", "8",
-               "--paths", "onnx,deploy", "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
+    proc = cli(mjlab_run_folder, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "8", "--num-envs",
+               "8", "--paths", "onnx,deploy", "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads(out.read_text())
     assert summary["comparison"]["per_seed"] == "identical" and summary["comparison"]["identical_pairs"] == 8
@@ -51,7 +43,7 @@ def test_a_faithful_export_keeps_its_contract_and_its_deploy_path_is_the_onnx_pa
     assert all(i["ok"] and i["export"] is not None for i in contract["items"]), contract
     joints = next(i for i in contract["items"] if i["name"] == "joint order")
     assert joints["export"] == joints["env"] == ["slider", "hinge_1"]
-    assert f"deployment contract: {run_folder.name}.onnx's metadata" in proc.stdout
+    assert f"deployment contract: {mjlab_run_folder.name}.onnx's metadata" in proc.stdout
     assert "  ✓ joint stiffness" in proc.stdout and "✗" not in proc.stdout
 
 
@@ -61,9 +53,9 @@ def test_a_faithful_export_keeps_its_contract_and_its_deploy_path_is_the_onnx_pa
      "another order: position 0 is hinge_1 in the export, slider in the env"),
     ({"action_scale": "0.500"}, "action scale", "slider: 0.5 in the export, 1 in the env"),
 ])
-def test_a_planted_mismatch_is_named_with_both_values_and_is_the_doctors_first_finding(run_folder, tmp_path, change,
-                                                                                       item, note):
-    contract = contract_of(with_metadata(run_folder, tmp_path, **change))
+def test_a_planted_mismatch_is_named_with_both_values_and_is_the_doctors_first_finding(mjlab_run_folder, tmp_path,
+                                                                                       change, item, note):
+    contract = contract_of(with_metadata(mjlab_run_folder, tmp_path, **change))
     broken = [i for i in contract["items"] if not i["ok"]]
     assert [i["name"] for i in broken] == [item] and broken[0]["note"] == note
     first = contract_findings(contract, ["runner", "onnx"])[0]
@@ -71,8 +63,8 @@ def test_a_planted_mismatch_is_named_with_both_values_and_is_the_doctors_first_f
     assert first.evidence.startswith(f"export: {broken[0]['export']}; env: {broken[0]['env']}")
 
 
-def test_the_doctor_puts_a_planted_stiffness_first(run_folder, tmp_path):
-    planted = with_metadata(run_folder, tmp_path, joint_stiffness="5.000")
+def test_the_doctor_puts_a_planted_stiffness_first(mjlab_run_folder, tmp_path):
+    planted = with_metadata(mjlab_run_folder, tmp_path, joint_stiffness="5.000")
     proc = cli("diagnose", planted, "--env", TASK, "--env-config", SHORT, "--num-envs", "8", "--seed", "1000000000",
                env=QUIET, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -80,8 +72,8 @@ def test_the_doctor_puts_a_planted_stiffness_first(run_folder, tmp_path):
                                                   "otherwise than the env")
 
 
-def test_metadata_that_cannot_be_read_is_one_note_and_the_run_goes_on(run_folder, tmp_path):
-    broken = with_metadata(run_folder, tmp_path, joint_damping="soft,stiff")
+def test_metadata_that_cannot_be_read_is_one_note_and_the_run_goes_on(mjlab_run_folder, tmp_path):
+    broken = with_metadata(mjlab_run_folder, tmp_path, joint_damping="soft,stiff")
     contract = contract_of(broken)
     assert [i["name"] for i in contract["items"]] == ["normalizer"]  # read from the graph, not the metadata
     assert contract["notes"] == ["the export's metadata field joint_damping is not a list of numbers: 'soft,stiff'"]
@@ -94,8 +86,8 @@ def test_metadata_that_cannot_be_read_is_one_note_and_the_run_goes_on(run_folder
     assert "note: the export's metadata field joint_damping is not a list of numbers" in proc.stdout
 
 
-def test_a_planted_stiffness_costs_returns_on_the_deploy_path_with_the_same_policy(run_folder, tmp_path):
-    planted = with_metadata(run_folder, tmp_path, joint_stiffness="5.000")
+def test_a_planted_stiffness_costs_returns_on_the_deploy_path_with_the_same_policy(mjlab_run_folder, tmp_path):
+    planted = with_metadata(mjlab_run_folder, tmp_path, joint_stiffness="5.000")
     out = tmp_path / "summary.json"
     proc = cli(planted, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "32", "--num-envs", "8",
                "--paths", "runner,deploy", "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=600)

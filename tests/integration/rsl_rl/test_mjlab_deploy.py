@@ -5,14 +5,12 @@ played silently), and with observations built in the contract's joint order as a
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip install -e '.[mjlab]'")
 
 from tests.support.common import cli  # noqa: E402
-from tests.support.jobs import MJLAB_RUN  # noqa: E402
 from tests.support.mjlab_run import with_metadata  # noqa: E402
 from tui_eval.config.spec import BadInput, RunSpec  # noqa: E402
 from tui_eval.kinds import load_kind  # noqa: E402
@@ -22,16 +20,9 @@ SHORT = {"episode_length_s": 1.0}
 QUIET = {"CUDA_VISIBLE_DEVICES": ""}
 
 
-@pytest.fixture(scope="module")
-def run_folder(prefetcher, tmp_path_factory) -> Path:
-    proc, out = prefetcher.wait(MJLAB_RUN, tmp_path_factory.mktemp("mjlab"))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return Path(proc.stdout.strip().splitlines()[-1])
-
-
-def test_the_deploy_path_plays_on_another_task_with_vs_env(run_folder, tmp_path):
+def test_the_deploy_path_plays_on_another_task_with_vs_env(mjlab_run_folder, tmp_path):
     out = tmp_path / "summary.json"
-    proc = cli(run_folder, "--env", TASK, "--env-config", json.dumps(SHORT), "--headless", "--episodes", "8",
+    proc = cli(mjlab_run_folder, "--env", TASK, "--env-config", json.dumps(SHORT), "--headless", "--episodes", "8",
                "--num-envs", "8", "--paths", "deploy,runner", "--vs-env", OTHER, "--vs-env-config",
                json.dumps(SHORT), "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -51,22 +42,22 @@ def _gains_on(kind, name: str) -> list[float]:
         path.close()
 
 
-def test_the_other_tasks_deploy_env_takes_the_contracts_gains(run_folder, tmp_path):
-    planted = with_metadata(run_folder, tmp_path, joint_stiffness="5.000")
+def test_the_other_tasks_deploy_env_takes_the_contracts_gains(mjlab_run_folder, tmp_path):
+    planted = with_metadata(mjlab_run_folder, tmp_path, joint_stiffness="5.000")
     kind = load_kind(RunSpec(checkpoint=str(planted), env_id=TASK, num_envs=1, env_config=SHORT))
     other = kind.on_other_env(RunSpec(checkpoint=str(planted), vs_env=OTHER, vs_env_config=SHORT))
     assert other.env_id == OTHER
     assert _gains_on(other, "deploy") == [5.0] and _gains_on(other, "onnx") == [1.0]
 
 
-def test_a_field_of_the_wrong_length_is_one_note_and_one_line_for_the_deploy_path(run_folder, tmp_path):
-    three = with_metadata(run_folder, tmp_path / "three", joint_stiffness="5.000,5.000,5.000")
+def test_a_field_of_the_wrong_length_is_one_note_and_one_line_for_the_deploy_path(mjlab_run_folder, tmp_path):
+    three = with_metadata(mjlab_run_folder, tmp_path / "three", joint_stiffness="5.000,5.000,5.000")
     contract = load_kind(RunSpec(checkpoint=str(three), env_id=TASK, num_envs=1)).deploy_contract().to_json()
     assert contract["notes"] == ["the export's metadata field joint_stiffness has 3 values for the 2 joints of "
                                  "joint_names: export again"]
     assert [i["name"] for i in contract["items"]] == ["normalizer"]  # the rest of the run reads no metadata
     # two gains for the cartpole's one actuated joint: consistent in the file, not for the env
-    two = with_metadata(run_folder, tmp_path / "two", joint_stiffness="5.000,5.000", joint_damping="0.000,0.000")
+    two = with_metadata(mjlab_run_folder, tmp_path / "two", joint_stiffness="5.000,5.000", joint_damping="0.000,0.000")
     kind = load_kind(RunSpec(checkpoint=str(two), env_id=TASK, num_envs=1, env_config=SHORT))
     with pytest.raises(BadInput, match="^the deploy path drives the export by its metadata, whose joint_stiffness "
                                        "has 2 values for the env's 1 actuated joints; run the other paths"):

@@ -5,29 +5,20 @@ and the verdict says SAME POLICY with a statistical returns verdict, never `DIFF
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip install -e '.[mjlab]'")
 
 from tests.support.common import cli  # noqa: E402
-from tests.support.jobs import MJLAB_RUN  # noqa: E402
 
 TASK = "Mjlab-Cartpole-Balance"
 LONG_ENOUGH = json.dumps({"episode_length_s": 6.0})  # 120 steps: runner and onnx part (20 steps do not)
 
 
-@pytest.fixture(scope="module")
-def run_folder(prefetcher, tmp_path_factory) -> Path:
-    proc, out = prefetcher.wait(MJLAB_RUN, tmp_path_factory.mktemp("mjlab"))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return Path(proc.stdout.strip().splitlines()[-1])
-
-
-def test_runner_and_its_onnx_export_part_yet_read_same_policy_never_differ(run_folder, tmp_path):
+def test_runner_and_its_onnx_export_part_yet_read_same_policy_never_differ(mjlab_run_folder, tmp_path):
     out = tmp_path / "summary.json"
-    proc = cli(run_folder, "--env", TASK, "--env-config", LONG_ENOUGH, "--headless", "--episodes", "8",
+    proc = cli(mjlab_run_folder, "--env", TASK, "--env-config", LONG_ENOUGH, "--headless", "--episodes", "8",
                "--num-envs", "8", "--json", out, "--log", tmp_path / "run.sqlite", env={"CUDA_VISIBLE_DEVICES": ""},
                timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
