@@ -320,7 +320,7 @@ class Engine:
             self.log.append(rec)  # the log is the truth: written before anything shows it
         except sqlite3.OperationalError as exc:  # no room: the log keeps what it has, and the run stops there
             if self.log_failure is None:
-                self.log_failure = first_line(exc)
+                self.log_failure = str(exc)
                 self.stop()
             return
         with self._lock:

@@ -82,6 +82,14 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+class LogNotWritten(sqlite3.OperationalError):
+    """The log took no more: the disk is full, or the file may grow no more."""
+
+
+def _said(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
 class RunLog:
     """Append-only episode log of one run (thread-safe for writers)."""
 
@@ -106,21 +114,35 @@ class RunLog:
                 if name not in names:
                     self._columns = self._columns.replace(f", {name}", ", NULL")
         self._lock = threading.Lock()
+        #: why a write failed (a full disk, a file-size limit); the log takes nothing more after it
+        self.write_failure: str | None = None
 
     # -- writing
     def set_meta(self, **values: Any) -> None:
+        """Write run facts; once the file takes no more (no room), they are dropped: the episodes are what counts,
+        and the next `append` says why."""
         with self._lock:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO run (key, value) VALUES (?, ?)",
-                [(k, json.dumps(v, default=_plain)) for k, v in values.items()],
-            )
+            try:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO run (key, value) VALUES (?, ?)",
+                    [(k, json.dumps(v, default=_plain)) for k, v in values.items()],
+                )
+            except sqlite3.OperationalError as exc:
+                self.write_failure = self.write_failure or _said(exc)
 
     def append(self, rec: EpisodeRecord) -> None:
+        """Append a finished episode; LogNotWritten when the file takes no more (no room)."""
         with self._lock:
-            self._db.execute(
-                f"INSERT INTO episodes ({_COLUMNS}, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*_to_row(rec), time.time()),
-            )
+            if self.write_failure is not None:
+                raise LogNotWritten(self.write_failure)
+            try:
+                self._db.execute(
+                    f"INSERT INTO episodes ({_COLUMNS}, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (*_to_row(rec), time.time()),
+                )
+            except sqlite3.OperationalError as exc:
+                self.write_failure = _said(exc)
+                raise LogNotWritten(self.write_failure) from None
 
     # -- reading
     def meta(self) -> dict[str, Any]:

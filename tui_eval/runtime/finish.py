@@ -5,6 +5,7 @@ the log let go."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from tui_eval.config.spec import BadInput
 from tui_eval.engine.core import Engine
 from tui_eval.errors import first_line
 from tui_eval.events import PathFailed
+from tui_eval.exit_codes import EXIT_INTERRUPTED
 from tui_eval.headless import report_given_up
 from tui_eval.log.lifecycle import RunMeta, RunStatus, final_status
 from tui_eval.views.format import summary_table
@@ -84,3 +86,17 @@ def draw_report(log_path: str | Path, report_path: str, err: TextIO) -> None:
     else:
         err.write(f"report: {written}\n")
     err.flush()
+
+
+def stop_without_room(engine: Engine, owner: RunOwner | None, err: TextIO) -> int:
+    """The log could take no more episodes (a full disk, a file-size limit): it holds every episode that finished
+    before, the run stops there, and `resume` goes on from it once there is room."""
+    err.write(f"tui-eval: error: the run's log {engine.log.path} could not be written ({engine.log_failure}); the "
+              f"episodes before are kept: make room, then tui-eval resume {engine.log.path}\n")
+    err.flush()
+    if owner is not None:
+        try:
+            owner.close(RunStatus.INTERRUPTED, error=f"log not written: {engine.log_failure}")
+        except sqlite3.Error:  # not even the status fits: the run reads back as interrupted (process gone)
+            owner.let_go()
+    return EXIT_INTERRUPTED

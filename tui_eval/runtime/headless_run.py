@@ -15,7 +15,7 @@ from tui_eval.events import Event
 from tui_eval.exit_codes import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
 from tui_eval.headless import follow
 
-from .finish import finish
+from .finish import finish, stop_without_room
 from .owner import RunOwner
 
 
@@ -49,6 +49,10 @@ def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: st
     finally:
         signal.signal(signal.SIGINT, previous)
         engine.close()
+    if engine.log_failure is not None:
+        if restore is not None:
+            restore()
+        return stop_without_room(engine, owner, err)
     try:
         end = finish(engine, owner, completed=not engine.stop_requested, interrupted=bool(interrupted),
                      json_path=json_path, out=out, err=err, report_path=report_path)

@@ -150,6 +150,14 @@ class RunOwner:
         return out
 
     # ------------------------------------------------------------------ the end
+    def let_go(self) -> None:
+        """Stop serving and let the log go without writing to it (it can take nothing more: no room)."""
+        if self.control is not None:
+            self.control.close()
+        self.lock.release()
+        if not self._ray_was_up:
+            stop_ray()
+
     def close(self, status: RunStatus, *, error: str | None = None) -> None:
         """Write the run's final status, stop serving, let the log go and stop the local Ray (if this run's)."""
         end = RunMeta(status=status, finished_at=time.time(), error=error)
