@@ -1,4 +1,4 @@
-"""A path's statistics, each declared once: its key, how it is computed, what kind of number it is, and how
+"""A path's statistics, each declared once: its key, how it is computed, what quantity it is, and how
 the headless table and the app show it. `PathStats.summary` computes every declared statistic; the run's
 keys that are not pooled across explore settings, `--json`'s path entries, a multi-agent run's per-module
 part, the headless table, the app's table and the tests all read `declared()`. A statistic added with
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-#: the kinds of number a statistic is: a count pools across explore settings, the others do not
+#: the quantities a statistic is: a count pools across explore settings, the others do not
 COUNT, ESTIMATE, FIXED_N, ANYTIME = "count", "estimate", "fixed-n interval", "anytime interval"
 
 
@@ -37,7 +37,7 @@ class Statistic:
     key: str  # in a path's summary and `--json`
     #: (PathStats, its shared numbers for this summary: `Shared`) -> a JSON value, None where undefined
     compute: Callable[[Any, Any], Any]
-    kind: str = ESTIMATE
+    quantity: str = ESTIMATE  # COUNT, ESTIMATE, FIXED_N or ANYTIME
     table: Cell | None = None  # the headless table's column
     app: Cell | None = None  # the app's column
     per_module: bool = False  # also in a multi-agent run's per-module part
@@ -112,4 +112,4 @@ def withdraw(key: str) -> None:
 
 def not_pooled() -> tuple[str, ...]:
     """Keys that are statistics of returns or rates: never pooled across explore settings."""
-    return tuple(s.key for s in declared() if s.kind != COUNT)
+    return tuple(s.key for s in declared() if s.quantity != COUNT)
