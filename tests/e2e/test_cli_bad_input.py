@@ -101,7 +101,7 @@ def test_bad_input_from_a_real_process(args, needles, tmp_path):
     assert len([line for line in proc.stderr.splitlines() if line.strip()]) == 1, proc.stderr
 
 
-def test_an_env_registered_only_under_a_scripts_main_guard_is_named_with_the_fix(tmp_path, capsys, monkeypatch):
+def test_an_env_registered_only_under_a_scripts_main_block_is_named_with_the_fix(tmp_path, capsys, monkeypatch):
     script = tmp_path / "my_train.py"
     script.write_text("import gymnasium as gym\nfrom ray.tune.registry import register_env\n\n"
                       "if __name__ == '__main__':\n"

@@ -219,9 +219,9 @@ def check_env_id(env_id: str) -> None:
             raise BadInput(f"cannot import {module!r} for env {env_id!r} ({first_line(exc)}); "
                            "check the module name in --env module:EnvId") from None
     if name not in gym.registry:
-        from tui_eval.user.main_guard import main_guard_hint
+        from tui_eval.user.main_block import main_block_hint
 
-        hint = main_guard_hint(name)
+        hint = main_block_hint(name)
         if hint is not None:
             raise BadInput(hint)
         raise BadInput(

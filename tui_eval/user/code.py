@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 
 from tui_eval.config.spec import BadInput
 from tui_eval.errors import first_line
-from tui_eval.user.main_guard import IMPORTED_FILES
+from tui_eval.user.main_block import IMPORTED_FILES
 
 
 def make_cwd_importable() -> None:

@@ -20,7 +20,7 @@ import gymnasium as gym
 from tui_eval.config.spec import BadInput
 from tui_eval.envs.guard import import_registrations
 from tui_eval.errors import first_line
-from tui_eval.user.main_guard import main_guard_hint
+from tui_eval.user.main_block import main_block_hint
 
 _ids = itertools.count()
 
@@ -109,7 +109,7 @@ def resolve_env(env: Any, env_config: dict[str, Any] | None) -> EnvRecipe:
                              source=f"ray.tune.register_env({name!r}, {_callable_name(creator)}) in {module}")
     if name in gym.registry:
         return EnvRecipe(env, env_config, source="Gymnasium registry")
-    hint = main_guard_hint(env)
+    hint = main_block_hint(env)
     if hint is not None:
         raise BadInput(hint)
     raise BadInput(f"env {env!r} is registered neither with ray.tune.register_env nor with Gymnasium; pass "

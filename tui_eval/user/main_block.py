@@ -17,7 +17,7 @@ IMPORTED_FILES: list[Path] = []
 _REGISTER_CALLS = ("register_env", "register")
 
 
-def _is_main_guard(node: ast.stmt) -> bool:
+def _is_main_block(node: ast.stmt) -> bool:
     test = node.test if isinstance(node, ast.If) else None
     return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
             and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
@@ -40,15 +40,16 @@ def registrations_under_main(script: Path) -> dict[str, int]:
     except (OSError, SyntaxError, ValueError):
         return {}
     found: dict[str, int] = {}
-    for guard in (node for node in tree.body if _is_main_guard(node)):
+    for guard in (node for node in tree.body if _is_main_block(node)):
         for node in ast.walk(guard):
             if isinstance(node, ast.Call) and (name := _registered_name(node)) is not None:
                 found.setdefault(name, node.lineno)
     return found
 
 
-def main_guard_hint(env: str) -> str | None:
-    """One line for an env registered nowhere that an `--import`ed script registers only under its main guard."""
+def main_block_hint(env: str) -> str | None:
+    """One line for an env registered nowhere that an `--import`ed script registers only under its main block
+    (`if __name__ == "__main__":`)."""
     for script in IMPORTED_FILES:
         line = registrations_under_main(script).get(env)
         if line is not None:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import ray.rllib.examples
 
-from tui_eval.user.main_guard import registrations_under_main
+from tui_eval.user.main_block import registrations_under_main
 
 EXAMPLES = Path(ray.rllib.examples.__file__).parent
 
 
-def test_rllibs_own_examples_register_under_their_main_guard():
+def test_rllibs_own_examples_register_under_their_main_block():
     frame_stacking = registrations_under_main(EXAMPLES / "connectors" / "frame_stacking.py")
     assert set(frame_stacking) == {"atari-env"}  # two calls (multi-agent or not), one name, the first line kept
     assert registrations_under_main(EXAMPLES / "multi_agent" / "multi_agent_cartpole.py").keys() == {"env"}
