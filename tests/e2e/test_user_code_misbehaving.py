@@ -95,3 +95,13 @@ def test_an_import_that_reseeds_the_global_generators_leaves_the_episodes_as_the
         episodes = json.loads(out.read_text())["episodes"]
         returns.append(sorted((e["path"], e["seed"], e["return"]) for e in episodes))
     assert returns[0] == returns[1] and len(returns[0]) == 8
+
+
+def test_a_path_factory_that_exits_is_one_line(run_dir, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(run_dir))
+    module(run_dir, "exiting_path", "import sys\ndef make(checkpoint, explore, device):\n    sys.exit(5)\n")
+    result = in_process(capsys, RSL_DEMO, "--headless", "--episodes", "1", "--path", "mine=exiting_path:make",
+                        "--paths", "runner,mine", "--in-process", "--log", run_dir / "run.sqlite")
+    assert result.returncode in (2, 4), (result.returncode, result.stderr[-2000:])  # said at load, or given up
+    assert "Traceback" not in result.stderr
+    assert "exiting_path:make" in result.stderr and "SystemExit: 5" in result.stderr, result.stderr[-2000:]
