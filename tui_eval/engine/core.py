@@ -183,11 +183,11 @@ class Engine:
         self._publish(BlockStarted(index, block, reason))
         return block
 
-    def set_explore(self, path: str, explore: bool) -> SeedBlock:
-        """Change a path's explore setting; the path applies it between episodes, on a new block."""
+    def set_explore(self, name: str, explore: bool) -> SeedBlock:
+        """Change path `name`'s explore setting; the path applies it between episodes, on a new block."""
         with self._lock:
-            self._pending_explore[path] = explore  # stats keep each (path, explore) apart
-        return self.resample(reason=f"explore {'on' if explore else 'off'} for {path}")
+            self._pending_explore[name] = explore  # stats keep each (path, explore) apart
+        return self.resample(reason=f"explore {'on' if explore else 'off'} for {name}")
 
     def stop(self) -> None:
         """Stop as soon as possible: episodes in flight are abandoned, what finished is kept (a proof under
