@@ -52,6 +52,6 @@ def test_truncated_weights_named_before_the_header_and_no_log(run_dir, capsys):
     weights = checkpoint / WEIGHTS
     weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
     result = in_process(capsys, checkpoint, "--headless", "--episodes", "1", "--log", run_dir / "r.db")
-    assert_one_line_error(result, str(weights), "damaged", "copy it again")
+    assert_one_line_error(result, str(weights), "unreadable", "copy it again")
     assert "checkpoint:" not in result.stderr and "seeds:" not in result.stderr  # no run header
     assert leftovers(run_dir) == []

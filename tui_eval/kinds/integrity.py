@@ -31,7 +31,7 @@ def check_files(files: Iterable[Path]) -> None:
                 raise ValueError("it is empty")
             reader(path)
         except (ValueError, OSError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
-            raise BadInput(f"checkpoint file {path} is damaged ({_reason(exc)}); copy it again from where the "
+            raise BadInput(f"checkpoint file {path} is unreadable ({_reason(exc)}); copy it again from where the "
                            "checkpoint was saved, or pass another checkpoint") from None
 
 
