@@ -33,7 +33,8 @@ VERDICT_EVERY_S = 5.0  # how often a live run writes its current verdict for `tu
 
 
 class RunOwner:
-    """Holds one run's log for this process (`claim` at once, before anything is loaded)."""
+    """Holds one run's log for this process: taken once the checkpoint is read and the run planned, before any
+    path is loaded (bad input until then leaves no log)."""
 
     def __init__(self, spec: RunSpec, *, resuming: bool = False):
         if not resuming:
