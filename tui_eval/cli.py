@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 from tui_eval.commands import attach, demo, diagnose, ls, record, report, resume, run, stop, sweep
 from tui_eval.commands.run import build_parser, spec_from_args
-from tui_eval.config.spec import BadInput, run_option
-from tui_eval.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from tui_eval.config.spec import run_option
+from tui_eval.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, BadInput
 
 __all__ = ["COMMANDS", "build_parser", "spec_from_args", "main", "entry"]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 if TYPE_CHECKING:
     from tui_eval.integrations.base import KindDemo

@@ -13,8 +13,8 @@ import importlib.util
 import os
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput, RunSpec
-from tui_eval.errors import first_line
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput, first_line
 
 RUNS_DIR = Path("tui-eval-runs")
 #: what `tui-eval report` and `--report` write, told by the file's suffix

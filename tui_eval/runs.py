@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.log.store import RunLog
 from tui_eval.outputs import RUNS_DIR

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.config.spec import RunSpec, SeedBlock
 from tui_eval.engine.core import Engine
 from tui_eval.engine.decide import check_gate_paths, watch_decision
 from tui_eval.envs import global_rng
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.integrations.base import CheckpointKind
 from tui_eval.kinds import load_kind
 from tui_eval.log.lifecycle import RunMeta, RunStatus

@@ -7,7 +7,7 @@ import pytest
 
 from tests.support.common import ASSETS, CARTPOLE
 from tests.support.engines import plan_for
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 
 def test_rllib_declares_its_paths_with_where_their_explore_default_comes_from(tmp_path):

@@ -17,7 +17,8 @@ from tui_eval.cluster.build import portable_spec
 from tui_eval.commands import record
 from tui_eval.commands.run import build_parser, spec_from_args
 from tui_eval.config.option import Scope, Travel
-from tui_eval.config.spec import RUN_OPTIONS, BadInput, RunSpec, SeedBlock, run_option
+from tui_eval.config.spec import RUN_OPTIONS, RunSpec, SeedBlock, run_option
+from tui_eval.errors import BadInput
 from tui_eval.kinds.registry import kind_options, run_options
 from tui_eval.ui.frame_actions import record_argv
 

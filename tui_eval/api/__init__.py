@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 from .options import run_keywords, to_argv
 from .results import Diagnosis, Evaluation, PathResult, Sweep

@@ -7,7 +7,8 @@ import os
 from dataclasses import dataclass
 
 from tui_eval.cluster.join_check import check_joinable
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 REACH_TIMEOUT_S = 5.0
 GCS_ANSWER_S = 10.0  # a GCS that accepts connections answers in well under a second

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.runs import open_log, resolve_run, true_status
 from tui_eval.sweep.sweep_log import is_sweep
 

@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.quiet import quiet_libraries
 
 from .run import build_parser, spec_from_args

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 
 class RunParser(argparse.ArgumentParser):

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_eval.config.option import Travel
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.quiet import quiet_libraries
 
 from .parsers import RunParser

@@ -7,8 +7,9 @@ import argparse
 import dataclasses
 
 from tui_eval.config.option import Scope
-from tui_eval.config.spec import RUN_OPTIONS, BadInput, RunSpec, run_option
+from tui_eval.config.spec import RUN_OPTIONS, RunSpec, run_option
 from tui_eval.engine.decide import decision_options
+from tui_eval.errors import BadInput
 from tui_eval.quiet import quiet_libraries
 
 from .parsers import RunParser

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.runs import open_log, resolve_run, true_status
 from tui_eval.runtime import ownership
 

@@ -293,12 +293,6 @@ RUN_OPTIONS: tuple[Option, ...] = (
 )
 
 
-class BadInput(Exception):
-    """The user's input cannot be used. The message is one line: what is wrong and what to do.
-
-    The CLI prints it and exits 2, never with a traceback.
-    """
-
 
 def run_option(dest: str) -> Option:
     """The declaration of the run option that sets `dest`."""

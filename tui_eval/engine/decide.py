@@ -23,9 +23,9 @@ import threading
 import time
 from typing import Any
 
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
 from tui_eval.engine.void import VOID, void_reason
-from tui_eval.exit_codes import EXIT_DIFFER, EXIT_OK, EXIT_UNDECIDED
+from tui_eval.errors import EXIT_DIFFER, EXIT_OK, EXIT_UNDECIDED, BadInput
 from tui_eval.log.lifecycle import RunMeta
 
 __all__ = ["EXIT_NOT_WORSE", "EXIT_WORSE", "EXIT_UNDECIDED", "decision_options", "gate_answer", "answer",

@@ -208,7 +208,7 @@ class GuardedEnv(gym.Wrapper):
 
 def check_env_id(env_id: str) -> None:
     """Raise BadInput unless `env_id` is a registered Gymnasium env."""
-    from tui_eval.config.spec import BadInput
+    from tui_eval.errors import BadInput
 
     import_registrations()
     module, _, name = env_id.rpartition(":")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.frames.hub import Episode, Frame
 
 LABEL_HEIGHT = 16

@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.config.spec import RunSpec, SeedBlock
 from tui_eval.envs.seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
+from tui_eval.errors import BadInput
 from tui_eval.paths.base import NO_LIBRARY, InferencePath, LibraryParts
 
 if TYPE_CHECKING:

@@ -72,7 +72,7 @@ def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any])
     try:
         worker = _build(spec, name, explore, setup)
     except BaseException as exc:  # any failure to load is the run's to report, in one line
-        from tui_eval.config.spec import BadInput
+        from tui_eval.errors import BadInput
 
         said = isinstance(exc, BadInput)  # already the user's one line: sent without its type's name
         line = (str(exc).strip().splitlines() or [""])[0][:300] if said else first_line(exc, 300)

@@ -34,8 +34,9 @@ from multiprocessing.connection import Listener
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import BadInput, EpisodeRecord, RunSpec
+from tui_eval.config.spec import EpisodeRecord, RunSpec
 from tui_eval.cpu_pools import limit_native_pools
+from tui_eval.errors import BadInput
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.frames.hub import FrameHub, PathTap
 from tui_eval.isolation.forked import ZygoteGone, close_ends, end_zygote, zygote

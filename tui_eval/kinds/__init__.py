@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput
 from tui_eval.integrations.base import Candidate, CheckpointKind
 from tui_eval.kinds.registry import check_kind_options, plugins, what_opens
 

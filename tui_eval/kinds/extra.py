@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tui_eval.config.spec import BadInput, RunSpec
-from tui_eval.errors import first_line
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput, first_line
 from tui_eval.integrations.base import CheckpointKind, PathEntry, borrowed_entry
 from tui_eval.paths.custom import CustomPath, CustomSpec
 

@@ -14,7 +14,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 CHECKSUM_LIMIT = 64 * 1024 * 1024  # zip members are checksummed up to this size (bigger: the directory only)
 ZIP_MAGIC = b"PK\x03\x04"

@@ -18,7 +18,8 @@ import importlib.metadata
 import os
 
 from tui_eval.config.option import Option, Scope
-from tui_eval.config.spec import RUN_OPTIONS, BadInput, kind_flag
+from tui_eval.config.spec import RUN_OPTIONS, kind_flag
+from tui_eval.errors import BadInput
 from tui_eval.integrations.base import KindPlugin
 
 GROUP = "tui_eval.kinds"

@@ -15,7 +15,8 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput
 from tui_eval.integrations.base import CheckpointKind, PathEntry, borrowed_entry
 from tui_eval.paths.base import InferencePath
 

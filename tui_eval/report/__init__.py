@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.log.store import RunLog
 from tui_eval.outputs import REPORT_SUFFIXES
 

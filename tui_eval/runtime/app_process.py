@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tui_eval.engine.decide import gate_exit_code
-from tui_eval.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
+from tui_eval.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
 from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.outputs import stderr_path
 from tui_eval.runtime.finish import finish

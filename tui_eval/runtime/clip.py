@@ -13,7 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.config.spec import RunSpec, SeedBlock
+from tui_eval.errors import BadInput
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.clip import check_output, compose, write_clip
 from tui_eval.frames.hub import Episode, FrameHub, PathTap

@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput
 from tui_eval.outputs import check_outputs, output_path
 
 from . import ownership

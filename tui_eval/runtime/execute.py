@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput
 from tui_eval.log.lifecycle import RunStatus
 
 from .owner import RunOwner

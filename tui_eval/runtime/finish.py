@@ -11,11 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from tui_eval.config.spec import BadInput
 from tui_eval.engine.core import Engine
-from tui_eval.errors import first_line
+from tui_eval.errors import EXIT_INTERRUPTED, BadInput, first_line
 from tui_eval.events import PathFailed
-from tui_eval.exit_codes import EXIT_INTERRUPTED
 from tui_eval.headless import report_given_up
 from tui_eval.log.lifecycle import RunMeta, RunStatus, final_status
 from tui_eval.views.format import summary_table

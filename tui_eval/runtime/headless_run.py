@@ -11,8 +11,8 @@ from typing import TextIO
 
 from tui_eval.engine.core import Engine
 from tui_eval.engine.decide import gate_exit_code
+from tui_eval.errors import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
 from tui_eval.events import Event
-from tui_eval.exit_codes import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
 from tui_eval.headless import follow
 
 from .finish import finish, stop_without_room

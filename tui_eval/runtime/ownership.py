@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 
 def lock_path(log: str | Path) -> Path:

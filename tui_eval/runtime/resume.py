@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.config.spec import RunSpec, SeedBlock
+from tui_eval.errors import BadInput
 from tui_eval.log.lifecycle import RunMeta, RunStatus
 from tui_eval.log.store import RunLog
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import BadInput, RunSpec
-from tui_eval.exit_codes import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, BadInput
 from tui_eval.log.lifecycle import RunMeta, RunStatus
 from tui_eval.log.store import RunLog
 

@@ -23,9 +23,8 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
-from tui_eval.config.spec import BadInput
 from tui_eval.engine.stall import EngineSilence
-from tui_eval.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
+from tui_eval.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, BadInput
 from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.stats import ComparisonSummary
 from tui_eval.views.snapshot import RunSource

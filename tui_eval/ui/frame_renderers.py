@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.frames.cells import EIGHT_BIT, TRUECOLOR
 
 RENDERERS = ("auto", "halfblock", "kitty", "sixel", "off")

@@ -18,8 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tui_eval.config.spec import BadInput
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.user.main_block import IMPORTED_FILES
 
 

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from tests.support.common import CARTPOLE, ROOT
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 SPIN_S = 120  # a join that works takes ~7 s here, one that fails ~4 s (more on a busy machine); ray.init
 #                alone retried for ~13 min

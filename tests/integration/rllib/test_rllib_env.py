@@ -7,7 +7,7 @@ import gymnasium as gym
 import pytest
 from ray.tune.registry import register_env
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.integrations.rllib.paths.env import resolve_env
 
 SEEN_CONTEXTS = []

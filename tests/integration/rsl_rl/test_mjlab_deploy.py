@@ -12,7 +12,8 @@ pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip insta
 
 from tests.support.common import cli  # noqa: E402
 from tests.support.mjlab_run import with_metadata  # noqa: E402
-from tui_eval.config.spec import BadInput, RunSpec  # noqa: E402
+from tui_eval.config.spec import RunSpec  # noqa: E402
+from tui_eval.errors import BadInput  # noqa: E402
 from tui_eval.kinds import load_kind  # noqa: E402
 
 TASK, OTHER = "Mjlab-Cartpole-Balance", "Mjlab-Cartpole-Swingup"

@@ -8,7 +8,8 @@ import torch
 
 from tests.support.rsl import ListFeed, run_path
 from tests.support.rsl_train import SMALL_PPO, train
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 
 ENV = "PixelPointGoal-v0"

@@ -17,7 +17,8 @@ from tensordict import TensorDict
 
 from tests.support.bad_input import in_process
 from tests.support.rsl import DEMO_DIR, ROOT, demo_checkpoint, run_path
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput
 from tui_eval.integrations.rsl_rl.cfg import infer_cfg, normalise_cfg, read_cfg_file
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.integrations.rsl_rl.paths.model import model_class

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from tests.support.rsl import ListFeed, demo_checkpoint, run_path
-from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.config.spec import RunSpec, SeedBlock
+from tui_eval.errors import BadInput
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 
 SEEDS = list(range(5_000, 5_020))

@@ -10,7 +10,8 @@ import torch
 
 from tests.support.rsl import run_path
 from tests.support.rsl_train import recurrent_cfg, train
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 
 ENV = "PointGoal-v0"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.rsl import ListFeed, demo_checkpoint, run_path
-from tui_eval.config.spec import BadInput, RunSpec
+from tui_eval.config.spec import RunSpec
+from tui_eval.errors import BadInput
 from tui_eval.integrations.rsl_rl.kind import RslRlKind
 from tui_eval.integrations.rsl_rl.paths.vecenv import GymVecEnv
 

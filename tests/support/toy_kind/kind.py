@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui_eval.config.spec import BadInput, RunSpec, SeedBlock
+from tui_eval.config.spec import RunSpec, SeedBlock
+from tui_eval.errors import BadInput
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 
 HELD_OUT_START = 5_000_000

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tui_eval.config.spec import BadInput
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 
 
 def check_multi_agent_vs_env(recipe: Any, trained: Any, compatible: Callable[[Any, Any], bool]) -> list:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 
 def _shape(kind: Any) -> str:

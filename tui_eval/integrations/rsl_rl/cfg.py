@@ -12,8 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import BadInput
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.integrations.rsl_rl.paths.model import DEFAULT_ACTIVATION
 
 DEFAULT_NUM_STEPS_PER_ENV = 24

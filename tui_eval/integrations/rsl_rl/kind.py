@@ -35,9 +35,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
+from tui_eval.config.spec import DEFAULT_NUM_ENVS, RunSpec, SeedBlock
 from tui_eval.envs.seeding import SeedCheck
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.integrations.base import Candidate, CheckpointKind, PathEntry
 from tui_eval.integrations.rsl_rl.cfg import describe_model, env_from_cfg, infer_cfg, normalise_cfg, read_cfg_file
 from tui_eval.integrations.rsl_rl.paths.load_error import summarise_load_error

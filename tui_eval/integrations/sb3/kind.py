@@ -16,7 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec, SeedBlock
+from tui_eval.config.spec import DEFAULT_NUM_ENVS, RunSpec, SeedBlock
+from tui_eval.errors import BadInput
 from tui_eval.integrations.base import Candidate, CheckpointKind, PathEntry
 from tui_eval.integrations.sb3.model_zip import ZipFacts, check_algo, read_zip
 from tui_eval.integrations.sb3.paths.env import EnvRecipe

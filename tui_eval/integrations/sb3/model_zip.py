@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 #: the algorithms the kind runs (SB3's own; sb3-contrib's are not)
 ALGOS = ("ppo", "a2c", "dqn", "sac", "td3")

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 
 CONFIG, ARGS, STATS = "config.yml", "args.yml", "vecnormalize.pkl"
 NUMBERED = re.compile(r"^rl_model_(\d+)_steps\.zip$")

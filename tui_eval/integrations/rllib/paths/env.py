@@ -17,9 +17,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from tui_eval.config.spec import BadInput
 from tui_eval.envs.guard import import_registrations
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.user.main_block import main_block_hint
 
 _ids = itertools.count()

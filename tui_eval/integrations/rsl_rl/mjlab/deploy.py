@@ -91,7 +91,7 @@ def apply_to_env(env: Any, stated: dict[str, Any]) -> None:
 def fitting(stated: dict[str, Any], field: str, size: int, what: str) -> list[Any] | None:
     """The contract's `field`, when it has one value per entry of the env; a list of another length cannot say
     which value is whose, so the deploy path stops with one line rather than play the env's own values."""
-    from tui_eval.config.spec import BadInput
+    from tui_eval.errors import BadInput
 
     values = stated.get(field)
     if values is not None and len(values) != size:

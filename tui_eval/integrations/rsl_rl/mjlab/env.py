@@ -17,8 +17,7 @@ import functools
 import threading
 from typing import Any
 
-from tui_eval.config.spec import BadInput
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.integrations.rsl_rl.mjlab.tasks import quiet_warp
 from tui_eval.integrations.rsl_rl.paths.factory_env import FactoryVecEnv
 from tui_eval.integrations.rsl_rl.paths.model import quiet

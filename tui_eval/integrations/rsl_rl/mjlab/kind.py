@@ -15,7 +15,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import DEFAULT_NUM_ENVS, BadInput, RunSpec
+from tui_eval.config.spec import DEFAULT_NUM_ENVS, RunSpec
+from tui_eval.errors import BadInput
 from tui_eval.integrations.base import PathEntry
 from tui_eval.integrations.rsl_rl.kind import HELD_OUT_START, RslRlKind
 from tui_eval.integrations.rsl_rl.run_folder import MJLAB, checkpoints, deployed_onnx, framework_of, run_folder_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.integrations.rsl_rl.paths.model import quiet
 from tui_eval.paths.native_output import native_stdout_quiet
 

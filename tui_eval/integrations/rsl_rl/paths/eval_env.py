@@ -13,7 +13,7 @@ import numpy as np
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from tui_eval.config.spec import BadInput
+from tui_eval.errors import BadInput
 from tui_eval.feed import SeedFeed
 
 # world states (FactoryVecEnv; GymVecEnv uses LIVE and IDLE only)

@@ -31,8 +31,7 @@ import numpy as np
 import torch
 from tensordict import TensorDict
 
-from tui_eval.config.spec import BadInput
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.integrations.rsl_rl.paths.eval_env import EvalVecEnv
 from tui_eval.integrations.rsl_rl.paths.memory import JitMemory, OnnxMemory
 from tui_eval.integrations.rsl_rl.paths.model import finalise_obs_groups, quiet

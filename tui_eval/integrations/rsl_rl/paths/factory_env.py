@@ -44,10 +44,9 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from tui_eval.config.spec import BadInput
 from tui_eval.envs import global_rng
 from tui_eval.envs.guard import SUCCESS_CONVENTIONS, start_fingerprint
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import DISCARD, IDLE, LIVE, EpisodeEnd, EvalVecEnv
 from tui_eval.integrations.rsl_rl.paths.manager_terms import ManagerTerms

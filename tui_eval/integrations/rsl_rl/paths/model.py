@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import BadInput
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 
 DEFAULT_ACTIVATION = "elu"  # rsl_rl.models.MLPModel's default
 _TORCH_ACTIVATIONS = {"ELU": "elu", "SELU": "selu", "ReLU": "relu", "CELU": "crelu", "LeakyReLU": "lrelu",

@@ -24,8 +24,8 @@ import numpy as np
 import torch
 from tensordict import TensorDict
 
-from tui_eval.config.spec import BadInput, EpisodeRecord
-from tui_eval.errors import first_line
+from tui_eval.config.spec import EpisodeRecord
+from tui_eval.errors import BadInput, first_line
 from tui_eval.feed import SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import IDLE, LIVE, EvalVecEnv
 from tui_eval.integrations.rsl_rl.paths.load_error import summarise_load_error

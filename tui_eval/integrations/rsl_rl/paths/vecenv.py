@@ -27,7 +27,6 @@ import numpy as np
 import torch
 from tensordict import TensorDict
 
-from tui_eval.config.spec import BadInput
 from tui_eval.envs.guard import (
     BLOCK_KEY,
     INVALID_KEY,
@@ -38,7 +37,7 @@ from tui_eval.envs.guard import (
     import_registrations,
     start_fingerprint,
 )
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import IDLE, LIVE, EpisodeEnd, EvalVecEnv, group_layout
 from tui_eval.integrations.rsl_rl.paths.factory_env import FactoryVecEnv, resolve_factory

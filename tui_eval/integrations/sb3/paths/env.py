@@ -16,9 +16,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.wrappers.vector import DictInfoToList
 
-from tui_eval.config.spec import BadInput
 from tui_eval.envs.guard import GuardedEnv, import_registrations
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.feed import FeedRelay
 
 

@@ -26,8 +26,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import BadInput
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.paths.cache import cache_root
 
 RECIPE = "SB3's documented ONNX export (torch.onnx.export, opset 17, dynamo=False)"

@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.config.spec import BadInput
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 from tui_eval.integrations.sb3.paths.common import Sb3Path
 from tui_eval.integrations.sb3.paths.env import EnvRecipe
 from tui_eval.paths.rerun import Side, Stateless, Trace

@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.config.spec import BadInput
-from tui_eval.errors import first_line
+from tui_eval.errors import BadInput, first_line
 
 OFF_POLICY = ("dqn", "sac", "td3")
 
