@@ -96,7 +96,8 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (REPORT_RUN, ("tests/integration/report/test_report.py",)),
     (REPORT_IMAGE, ("tests/integration/report/test_report.py::test_the_readmes_report_image",)),
     # runs on the demo, for tests in the middle of the session (before the checkpoints the later ones need)
-    (MJLAB_RUN, ("tests/integration/rsl_rl/test_mjlab",)),
+    (MJLAB_RUN, ("tests/integration/rsl_rl/test_mjlab",
+                 "tests/e2e/test_broken_checkpoint_files.py::test_a_broken_file_of_an_mjlab_run")),
     (RECORD_GIF, ("tests/integration/frames/test_frames.py::test_record_writes_a_gif",)),
     (RECORD_WITHOUT_FRAMES, ("tests/integration/frames/test_frames.py::test_record_of_an_env_without_frames",)),
     (PANDAREACH, ("tests/integration/rsl_rl/test_rsl_pandareach.py::test_short_run_reports_success",)),

@@ -129,7 +129,7 @@ def test_a_pt_that_is_not_an_rsl_rl_checkpoint(tmp_path, content):
         torch.save({"state_dict": {"w": torch.zeros(2)}, "epoch": 3}, file)
     else:
         file.write_bytes(b"not a torch file at all")
-    with pytest.raises(BadInput, match="rsl_rl|torch checkpoint") as exc:
+    with pytest.raises(BadInput, match="rsl_rl|torch checkpoint|model_1.pt is unreadable") as exc:  # garbage: unread
         load_kind(RunSpec(checkpoint=str(file), env_id="PointGoal-v0"))
     one_line(exc)
 

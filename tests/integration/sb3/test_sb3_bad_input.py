@@ -15,7 +15,7 @@ def _not_sb3(tmp_path):
     path = tmp_path / "notes.zip"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("notes.txt", "not a model")
-    return path, ("is a zip but not a Stable-Baselines3 model", "model.save()")
+    return path, ("is a zip but not a whole Stable-Baselines3 model", "model.save()")
 
 
 def _zoo_without_model(tmp_path):
@@ -58,6 +58,7 @@ def test_an_algorithm_named_by_the_run_folder_that_the_kind_does_not_run(tmp_pat
     run = tmp_path / "logs" / "tqc" / "CartPole-v1_1"
     (run / "CartPole-v1").mkdir(parents=True)
     (run / "CartPole-v1" / "args.yml").write_text("algo: tqc\nenv: CartPole-v1\nseed: 0\n")
+    (run / "CartPole-v1" / "config.yml").write_text("policy: MlpPolicy\nn_timesteps: 1000\n")
     (run / "CartPole-v1.zip").write_bytes(ppo_zip.read_bytes())
     got = in_process(capsys, run, "--headless", "--episodes", "2", "--log", tmp_path / "r.sqlite")
     assert_one_line_error(got, "names algorithm 'tqc', which the sb3 kind does not run")

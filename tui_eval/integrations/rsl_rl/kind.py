@@ -52,7 +52,7 @@ from tui_eval.integrations.rsl_rl.paths.model import (
     quiet,
 )
 from tui_eval.integrations.rsl_rl.paths.vecenv import takes_images
-from tui_eval.integrations.rsl_rl.run_folder import ISAAC_LAB, checkpoints, framework_of, run_folder_of
+from tui_eval.integrations.rsl_rl.run_folder import ENV_PARAMS, ISAAC_LAB, checkpoints, framework_of, run_folder_of
 from tui_eval.paths.base import InferencePath
 from tui_eval.paths.native_output import native_stdout_quiet
 
@@ -68,7 +68,8 @@ class RslRlKind(CheckpointKind):
 
     @classmethod
     def recognise(cls, path: Path) -> bool:
-        return path.is_file() and path.suffix == ".pt"
+        # a folder of model_<N>.pt that no framework's kind opened (an mjlab run is opened first): said why, below
+        return (path.is_file() and path.suffix == ".pt") or (path.is_dir() and bool(checkpoints(path)))
 
     @classmethod
     def candidates(cls, path: Path) -> list[Candidate]:
@@ -91,6 +92,8 @@ class RslRlKind(CheckpointKind):
                           "policy is its newest checkpoint's alone")
 
     def __init__(self, path: Path, spec: RunSpec):
+        if path.is_dir():
+            raise BadInput(unopened_run_folder(path))
         self.spec = spec
         self.checkpoint = path
         self.resolved_note = None
@@ -425,3 +428,17 @@ def _input_weight(sd: dict[str, Any], class_name: str):
     if name == "RNNModel":
         return sd.get("rnn.rnn.weight_ih_l0")
     return sd.get("mlp.0.weight") if name == "MLPModel" else None
+
+
+def unopened_run_folder(folder: Path) -> str:
+    """Why a folder of rsl_rl checkpoints was not opened as a run folder, and what to do."""
+    newest = checkpoints(folder)[-1].name
+    env_params = folder / ENV_PARAMS
+    if not env_params.is_file():
+        return (f"{folder} holds rsl_rl checkpoints but no {ENV_PARAMS}, which says which framework (mjlab, Isaac Lab) "
+                f"wrote the run; copy it back, or pass one checkpoint ({newest}) with --env ID")
+    if framework_of(folder) == ISAAC_LAB:
+        return (f"{folder} is an Isaac Lab run folder: pass one checkpoint ({newest}) with --vecenv "
+                "module:function (docs/mjlab.md, Isaac Lab)")
+    return (f"{env_params} is unreadable or names no framework tui-eval opens (mjlab); copy it again from the run, "
+            f"or pass one checkpoint ({newest}) with --env ID")

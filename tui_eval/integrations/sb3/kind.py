@@ -80,9 +80,9 @@ class Sb3Kind(CheckpointKind):
                            "needs Stable-Baselines3: pip install 'tui-eval[sb3]'")
         self.algo = self.facts.algo
         if self.run is not None and self.run.algo is not None:
-            named = check_algo(self.run.algo, f"{self.run.stats / 'args.yml'}")
+            named = check_algo(self.run.algo, self.run.algo_source)
             if named != self.algo:
-                raise BadInput(f"{self.run.stats / 'args.yml'} names {named.upper()} but {model.name} holds a "
+                raise BadInput(f"{self.run.algo_source} names {named.upper()} but {model.name} holds a "
                                f"{self.algo.upper()} model; pass the run's own model")
         self.recipe = self._recipe(spec)
         self.env_id, self.env_config = self.recipe.env_id, dict(self.recipe.kwargs)
@@ -111,7 +111,12 @@ class Sb3Kind(CheckpointKind):
         from tui_eval.envs.guard import check_env_id
         from tui_eval.errors import first_line
 
-        check_env_id(self.recipe.env_id)
+        try:
+            check_env_id(self.recipe.env_id)
+        except BadInput as exc:  # an env the run's args.yml names (perhaps a cut file): say which file
+            if self.run is None or self.spec.env_id or self.recipe.env_id != self.run.env_id:
+                raise
+            raise BadInput(f"{self.run.stats / 'args.yml'} names env {self.run.env_id!r}: {exc}") from None
         try:
             env = self.recipe.make()
         except BadInput:

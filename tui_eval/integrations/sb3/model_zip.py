@@ -42,8 +42,9 @@ def read_zip(path: Path) -> ZipFacts:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
             if "data" not in names or "policy.pth" not in names:
-                raise BadInput(f"{path} is a zip but not a Stable-Baselines3 model (no data and policy.pth inside); "
-                               "pass a zip written by model.save()")
+                raise BadInput(f"{path} is a zip but not a whole Stable-Baselines3 model (no data and policy.pth "
+                               "inside: a damaged copy, or a zip model.save() did not write); copy it again, or pass "
+                               "a zip written by model.save()")
             data = json.loads(archive.read("data"))
             version = archive.read("_stable_baselines3_version").decode().strip() \
                 if "_stable_baselines3_version" in names else "?"

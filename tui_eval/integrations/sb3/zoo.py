@@ -52,6 +52,7 @@ class ZooRun:
     stats: Path
     env_id: str
     algo: str | None  # from args.yml (or the folder above the run), None when neither says
+    algo_source: str  # where `algo` was read: args.yml's path, or the run folder's parent folder
     seed: int | None
     hyperparams: dict[str, Any]
     env_kwargs: dict[str, Any]
@@ -94,7 +95,10 @@ def read_run(folder: Path) -> ZooRun:
     """The run folder's settings; BadInput (one line) for what enjoy.py could not play either."""
     stats = stats_folder(folder)
     assert stats is not None  # the caller found it
-    hyperparams = _yaml(stats / CONFIG) if (stats / CONFIG).is_file() else {}
+    if not (stats / CONFIG).is_file():  # rl-zoo3 writes both files; without it, enjoy.py drops VecNormalize
+        raise BadInput(f"{stats / CONFIG} is missing: it says how the run normalizes and wraps its env (enjoy.py "
+                       "would play without either); copy it back from the run")
+    hyperparams = _yaml(stats / CONFIG)
     args = _yaml(stats / ARGS) if (stats / ARGS).is_file() else {}
     env_id = str(args.get("env") or stats.name)
     env_kwargs = dict(hyperparams.get("env_kwargs") or {})
@@ -110,9 +114,10 @@ def read_run(folder: Path) -> ZooRun:
         raise BadInput(f"{stats / CONFIG} says the run normalizes, but {vecnormalize} is missing (enjoy.py stops "
                        "there too); copy the run's vecnormalize.pkl back")
     algo = args.get("algo") or (folder.parent.name if folder.parent.name.islower() else None)
+    source = str(stats / ARGS) if args.get("algo") else f"the folder above the run ({folder.parent}; no {ARGS})"
     seed = args.get("seed") if isinstance(args.get("seed"), int) else None
-    return ZooRun(folder, stats, env_id, str(algo) if algo else None, seed, hyperparams, env_kwargs, normalize,
-                  vecnormalize)
+    return ZooRun(folder, stats, env_id, str(algo) if algo else None, source, seed, hyperparams, env_kwargs,
+                  normalize, vecnormalize)
 
 
 class _Loader(yaml.SafeLoader):
@@ -133,6 +138,9 @@ def _yaml(file: Path) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         raise BadInput(f"{file} is not YAML tui-eval can read safely ({str(exc).splitlines()[0]}); "
                        "it should be rl-zoo3's own") from None
+    except (ValueError, TypeError, IndexError) as exc:  # a cut file: the OrderedDict's pairs end mid-pair
+        raise BadInput(f"checkpoint file {file} is unreadable ({exc}); copy it again from where the checkpoint "
+                       "was saved, or pass another checkpoint") from None
     if not isinstance(data, dict):
         raise BadInput(f"{file} holds no mapping; it should be rl-zoo3's own")
     return data
