@@ -203,17 +203,14 @@ async def test_both_paths_side_by_side(tmp_path, apps):
 
 
 async def test_load_failure_is_shown_and_exits_2(tmp_path, apps):
-    # Module weights cut short: the checkpoint reads fine offline and fails only when the path loads.
-    import shutil
-
+    # A path that plans fine and fails only when it loads: a `--path` loop whose factory raises (a damaged
+    # checkpoint file is refused before planning, so it cannot serve here)
     from tests.support.common import CARTPOLE
 
-    broken = tmp_path / "cut_weights"
-    shutil.copytree(CARTPOLE, broken)
-    weights = broken / "learner_group/learner/rl_module/default_policy/module_state.pkl"
-    weights.write_bytes(weights.read_bytes()[:64])
+    loop = tmp_path / "broken_loop.py"
+    loop.write_text("def make(checkpoint, explore, device):\n    raise RuntimeError('the loop cannot start')\n")
     plan = plan_run(spec_from_args(build_parser().parse_args(
-        [str(broken), "--paths", "connectors", "--log", str(tmp_path / "run.sqlite")])))
+        [str(CARTPOLE), "--path", f"mine={loop}:make", "--paths", "mine", "--log", str(tmp_path / "run.sqlite")])))
     app = EvalApp(plan)
     apps.append(app)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -227,7 +224,8 @@ async def test_load_failure_is_shown_and_exits_2(tmp_path, apps):
     err = io.StringIO()
     assert app.return_value == EXIT_BAD_INPUT
     assert finish_live(app, app.return_value, out=io.StringIO(), err=err) == EXIT_BAD_INPUT
-    assert "could not load path 'connectors'" in err.getvalue()
+    assert err.getvalue().startswith("tui-eval: error: --path mine: ") and "raised RuntimeError: the loop cannot " \
+        "start" in err.getvalue()
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
