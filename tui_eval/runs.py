@@ -11,7 +11,7 @@ from tui_eval.errors import BadInput
 from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.log.store import RunLog
 from tui_eval.outputs import RUNS_DIR
-from tui_eval.runtime import ownership, registry
+from tui_eval.runtime import log_lock, registry
 
 
 def all_logs() -> list[Path]:
@@ -54,7 +54,7 @@ def open_log(path: Path) -> RunLog:
 def true_status(path: Path, meta: dict) -> str:
     """The log's status, corrected for a run whose process is gone (it cannot say so itself)."""
     record = RunMeta.from_json(meta)
-    if record.status is not None and record.status.live and ownership.holder(path) is None:
+    if record.status is not None and record.status.live and log_lock.holder(path) is None:
         return "interrupted (process gone)"
     if record.status == RunStatus.RUNNING and record.state == EngineState.PAUSED:
         return "paused"

@@ -20,7 +20,7 @@ from tests.support.bad_input import assert_one_line_error
 from tests.support.common import CARTPOLE, ROOT, cli, episodes_in, wait_until
 from tests.support.terminals import needs
 from tui_eval.log.store import RunLog
-from tui_eval.runtime import ownership
+from tui_eval.runtime import log_lock
 
 needs_tmux = needs("tmux")
 
@@ -63,7 +63,7 @@ def test_detach_attach_then_the_viewers_terminal_goes_and_the_run_finishes(tmp_p
                   "--log", log, "--json", summary, cwd=tmp_path)
     assert started.returncode == 0, started.stderr
     assert "run det started in the background" in started.stdout and str(log) in started.stdout
-    assert ownership.holder(log) is not None  # the background process holds the log
+    assert log_lock.holder(log) is not None  # the background process holds the log
     assert _status(log) in ("loading", "running")
     # paused through its control channel (as a viewer's `p`) as soon as it answers: the run cannot end before the
     # viewer attaches
@@ -75,9 +75,9 @@ def test_detach_attach_then_the_viewers_terminal_goes_and_the_run_finishes(tmp_p
             ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout, timeout=60)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session])  # SIGHUP to the attached app
-    assert ownership.holder(log) is not None and _status(log) != "done"  # the viewer left; the run did not
+    assert log_lock.holder(log) is not None and _status(log) != "done"  # the viewer left; the run did not
     assert ControlClient(log).send("resume")["state"] == "running"
-    wait_until(lambda: ownership.holder(log) is None, timeout=180)
+    wait_until(lambda: log_lock.holder(log) is None, timeout=180)
     assert _status(log) == "done"
     document = json.loads(summary.read_text())
     logged = sorted((r.seed, r.ret) for r in RunLog(log, readonly=True).records())
@@ -107,8 +107,8 @@ def test_the_foreground_app_survives_its_terminal(tmp_path):
     subprocess.run(["tmux", "kill-session", "-t", session])  # the SSH connection drops
     time.sleep(2.0)
     # still running, without a terminal
-    assert _count(log) < 2 * FOREGROUND_EPISODES and ownership.holder(log) is not None
-    wait_until(lambda: ownership.holder(log) is None, timeout=240)
+    assert _count(log) < 2 * FOREGROUND_EPISODES and log_lock.holder(log) is not None
+    wait_until(lambda: log_lock.holder(log) is None, timeout=240)
     assert _status(log) == "done"
     for path in ("evaluate", "connectors"):
         assert sorted(_seeds(log)[path].values()) == [1] * FOREGROUND_EPISODES, path
@@ -155,7 +155,7 @@ def test_one_writer_per_log_and_stop(tmp_path):
     wait_until(lambda: _count(log) > 0, timeout=120)
     stopped = cli("stop", "one", cwd=tmp_path)
     assert stopped.returncode == 0 and "stopped" in stopped.stdout, stopped.stderr
-    assert _status(log) == "stopped" and ownership.holder(log) is None
+    assert _status(log) == "stopped" and log_lock.holder(log) is None
     again = cli(CARTPOLE, "--headless", "--paths", "connectors", "--log", log, cwd=tmp_path)
     assert_one_line_error(again, "already holds a run", "tui-eval resume")
 

@@ -163,8 +163,8 @@ def main(argv: list[str]) -> int:
     quiet_libraries()
     from tui_eval.outputs import check_outputs
     from tui_eval.runtime.execute import execute
+    from tui_eval.runtime.log_lock import check_free
     from tui_eval.runtime.owner import RunOwner
-    from tui_eval.runtime.ownership import check_free
 
     check_outputs(spec)  # output paths checked, and the log free, before anything is loaded
     check_free(spec.log or "")

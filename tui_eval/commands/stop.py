@@ -6,7 +6,7 @@ import time
 
 from tui_eval.errors import BadInput
 from tui_eval.runs import open_log, resolve_run, true_status
-from tui_eval.runtime import ownership
+from tui_eval.runtime import log_lock
 
 from .parsers import CommandParser
 
@@ -18,7 +18,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("run", help="run name or log file")
     args = parser.parse_args(argv)
     path = resolve_run(args.run)
-    if ownership.holder(path) is None:
+    if log_lock.holder(path) is None:
         status = true_status(path, open_log(path).meta())
         raise BadInput(f"run {path.stem} is not live ({status}); nothing to stop")
     from tui_eval.runtime.control import ControlClient
@@ -27,7 +27,7 @@ def main(argv: list[str]) -> int:
     if not reply.get("ok"):
         raise BadInput(f"run {path.stem} refused to stop: {reply.get('error')}")
     deadline = time.monotonic() + STOP_WAIT_S
-    while ownership.holder(path) is not None and time.monotonic() < deadline:
+    while log_lock.holder(path) is not None and time.monotonic() < deadline:
         time.sleep(0.1)
     print(f"run {path.stem}: {true_status(path, open_log(path).meta())}")
     return 0

@@ -135,11 +135,11 @@ def _carry_on_detached(app, owner: RunOwner) -> int:
 def _wait_while_loading(log: Path, timeout: float = 600.0) -> None:
     """A live run still loading its checkpoint has no paths or controls yet: wait for them."""
     from tui_eval.log.store import RunLog
-    from tui_eval.runtime import ownership
+    from tui_eval.runtime import log_lock
 
     deadline = time.monotonic() + timeout
     said = False
-    while ownership.holder(log) is not None and time.monotonic() < deadline:
+    while log_lock.holder(log) is not None and time.monotonic() < deadline:
         meta = RunMeta.read(RunLog(log, readonly=True))
         if meta.status != RunStatus.LOADING and meta.control:
             return
@@ -153,13 +153,13 @@ def _wait_while_loading(log: Path, timeout: float = 600.0) -> None:
 def run_viewer(log_path: str | Path, frames=None) -> int:
     """`tui-eval attach`: the same app over a run log (live or finished); a live run's controls work
     through its control channel."""
-    from tui_eval.runtime import ownership
+    from tui_eval.runtime import log_lock
     from tui_eval.runtime.control import ControlClient
     from tui_eval.ui.app import EvalApp
 
     control = ControlClient(log_path)
     _wait_while_loading(Path(log_path))
-    live = ownership.holder(log_path) is not None and control.available()
+    live = log_lock.holder(log_path) is not None and control.available()
     app = EvalApp(log_path=log_path, control=control if live else None, frames=frames)
     code = app.run()
     return EXIT_OK if code is None else code

@@ -13,7 +13,7 @@ from tui_eval.config.spec import RunSpec
 from tui_eval.errors import BadInput
 from tui_eval.outputs import check_outputs, output_path
 
-from . import ownership
+from . import log_lock
 
 STARTUP_S = 20.0  # how long to wait for the background run to take its log
 
@@ -26,14 +26,14 @@ def start_detached(spec: RunSpec) -> int:
 
 def start_in_background(log: Path, child_args: list[str], what: str = "run") -> int:
     """`tui-eval CHILD_ARGS` in a background process that takes `log`; returns once it holds it."""
-    ownership.claim(log).release()  # in use or already holding a run: say so now, not in the background
-    ownership.lock_path(log).unlink(missing_ok=True)
+    log_lock.claim(log).release()  # in use or already holding a run: say so now, not in the background
+    log_lock.lock_path(log).unlink(missing_ok=True)
     out = output_path(log)
     with open(out, "ab") as sink, open(os.devnull, "rb") as nothing:
         child = subprocess.Popen([sys.executable, "-m", "tui_eval.cli", *child_args], stdin=nothing, stdout=sink,
                                  stderr=subprocess.STDOUT, start_new_session=True, cwd=os.getcwd())
     deadline = time.monotonic() + STARTUP_S
-    while ownership.holder(log) is None:
+    while log_lock.holder(log) is None:
         code = child.poll()
         if code is not None:
             raise BadInput(f"the background {what} ended at once (exit {code}): {_last_line(out)}")

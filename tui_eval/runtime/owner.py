@@ -26,7 +26,7 @@ from tui_eval.log.store import RunLog
 from tui_eval.outputs import check_outputs, output_path
 from tui_eval.views.format import workers_line
 
-from . import ownership, registry
+from . import log_lock, registry
 from .control import ChannelServer, ControlServer
 
 VERDICT_EVERY_S = 5.0  # how often a live run writes its current verdict for `tui-eval ls`
@@ -44,7 +44,7 @@ class RunOwner:
         # what started it may still be using it.
         self._ray_was_up = ray_running()
         self.log_path = Path(spec.log or "")
-        self.lock = ownership.claim(self.log_path, resuming=resuming)
+        self.lock = log_lock.claim(self.log_path, resuming=resuming)
         if not resuming:  # the run exists (and is listed) from now on, even if loading fails
             RunMeta(spec=spec.to_json(), checkpoint=spec.checkpoint, status=RunStatus.LOADING,
                     started_at=time.time(), pid=os.getpid()).write(RunLog(self.log_path))
@@ -171,6 +171,6 @@ class RunOwner:
             self.control.close()
         self.lock.release()
         if not self.log_path.is_file():  # nothing was ever written: leave nothing behind
-            ownership.lock_path(self.log_path).unlink(missing_ok=True)
+            log_lock.lock_path(self.log_path).unlink(missing_ok=True)
         if not self._ray_was_up:
             stop_ray()

@@ -12,7 +12,7 @@ from tui_eval.errors import BadInput
 from tui_eval.log.lifecycle import RunMeta, RunStatus
 from tui_eval.log.store import RunLog
 
-from . import ownership
+from . import log_lock
 from .execute import execute
 from .owner import RunOwner
 
@@ -30,7 +30,7 @@ def spec_from_meta(meta: dict, log: Path) -> RunSpec:
 
 def check_resumable(log: Path, meta: dict) -> None:
     """BadInput when the run (or sweep) is live or finished; else note the resume in its log."""
-    owner_now = ownership.holder(log)
+    owner_now = log_lock.holder(log)
     if owner_now is not None:
         raise BadInput(f"run {log.stem} is live (pid {owner_now.get('pid')}); tui-eval attach {log.stem} instead")
     if RunMeta.from_json(meta).status == RunStatus.DONE:

@@ -10,7 +10,7 @@ from typing import Any
 from tui_eval.log.lifecycle import RunMeta
 from tui_eval.log.store import RunLog
 
-from . import ownership
+from . import log_lock
 from .control import ChannelServer, ControlClient
 
 
@@ -62,7 +62,7 @@ def poll_log(log: Path) -> tuple[dict[str, Any] | None, str]:
     finally:
         reader.close()
     status = RunMeta.from_json(meta).shown_status()
-    if ownership.holder(log) is not None:
+    if log_lock.holder(log) is not None:
         try:
             return meta.get("sweep_result"), str(ControlClient(log, timeout=2.0).send("status").get("state", status))
         except OSError:

@@ -9,7 +9,7 @@ from tests.support.bad_input import in_process
 from tests.support.common import CARTPOLE, cli, episodes_in, wait_until
 from tui_eval.log.store import RunLog
 from tui_eval.report import data, figure
-from tui_eval.runtime import ownership
+from tui_eval.runtime import log_lock
 
 
 def test_a_live_run_is_reported_while_it_runs_and_its_report_drawn_when_stopped(capsys, tmp_path):
@@ -37,7 +37,7 @@ def test_a_live_run_is_reported_while_it_runs_and_its_report_drawn_when_stopped(
     finally:
         stopped = cli("stop", "live", cwd=tmp_path)
     assert stopped.returncode == 0 and "stopped" in stopped.stdout, stopped.stderr
-    assert ownership.holder(log) is None
+    assert log_lock.holder(log) is None
     assert imread(at_end).shape[1] >= 1200  # drawn before the run let go of its log
     final = RunLog(log, readonly=True)
     assert final.meta()["status"] == "stopped"

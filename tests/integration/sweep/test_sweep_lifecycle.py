@@ -24,7 +24,7 @@ from tests.support.sweep_runs import BEST_RSL
 from tests.support.terminals import needs
 from tests.support.ui import plain, wait_for
 from tui_eval.log.store import RunLog
-from tui_eval.runtime import ownership
+from tui_eval.runtime import log_lock
 from tui_eval.runtime.control import ControlClient
 
 needs_tmux = needs("tmux")
@@ -47,7 +47,7 @@ def _detached(twins: list[str], log: Path, budget: int, *extra: str) -> int:
     proc = cli("sweep", *twins, "--episodes", str(budget), "--detach", "--log", log, *extra, cwd=log.parent)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"sweep {log.stem} started in the background" in proc.stdout
-    return int(wait_until(lambda: (ownership.holder(log) or {}).get("pid")))
+    return int(wait_until(lambda: (log_lock.holder(log) or {}).get("pid")))
 
 
 def _played(log: Path) -> Counter:
@@ -67,7 +67,7 @@ def test_a_killed_sweep_resumes_from_its_log_playing_no_episode_twice_and_none_m
     held = episodes_in(log)
     wait_until(lambda: episodes_in(log) == held, timeout=5)  # an episode in flight at the pause may still end
     os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: ownership.holder(log) is None)
+    wait_until(lambda: log_lock.holder(log) is None)
     before = _played(log)
     assert 25 <= sum(before.values()) < budget and max(before.values()) == 1
 
@@ -165,7 +165,7 @@ async def test_the_attached_leaderboard_pauses_and_resumes_the_sweep_and_q_leave
     going = episodes_in(log)
     wait_until(lambda: episodes_in(log) > going + 20, timeout=60)
     assert cli("stop", log).returncode == 0
-    wait_until(lambda: ownership.holder(log) is None, timeout=60)
+    wait_until(lambda: log_lock.holder(log) is None, timeout=60)
     assert _meta(log)["status"] == "stopped"
 
 
@@ -184,7 +184,7 @@ def test_a_sweep_goes_on_when_its_terminal_goes_and_stops_when_asked(twins, tmp_
         tmux("kill-session", "-t", session)
     seen = episodes_in(log)
     wait_until(lambda: episodes_in(log) > seen + 100, timeout=60)  # no terminal: the sweep goes on
-    assert ownership.holder(log) is not None
+    assert log_lock.holder(log) is not None
     stopped = cli("stop", log)
     assert stopped.returncode == 0 and "stopped" in stopped.stdout
     assert "stopped after" in (tmp_path / "hup.out.txt").read_text()

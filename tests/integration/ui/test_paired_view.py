@@ -13,7 +13,7 @@ import pytest
 from tests.support.common import cli, episodes_in, wait_until
 from tests.support.ui import append, plain, synthetic_log, wait_for
 from tui_eval.log.store import RunLog
-from tui_eval.runtime import ownership
+from tui_eval.runtime import log_lock
 from tui_eval.ui.app import EvalApp
 from tui_eval.ui.paired_plot import SELECTED, scatter_lines
 from tui_eval.ui.widgets import SeedDetail
@@ -102,7 +102,7 @@ async def test_the_paired_view_grows_with_a_live_run(tmp_path):
             await pilot.press("q")
     finally:
         cli("stop", log)
-        wait_until(lambda: ownership.holder(log) is None, timeout=60)
+        wait_until(lambda: log_lock.holder(log) is None, timeout=60)
 
 
 def _seeds_in_title(screen) -> int:
