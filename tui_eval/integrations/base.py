@@ -177,6 +177,13 @@ class CheckpointKind(ABC):
     library_parts: LibraryParts = NO_LIBRARY
 
     @classmethod
+    def settings_read_first(cls, path: Path) -> list[Path] | None:
+        """The settings files (JSON, YAML) the kind reads while it opens `path`, checked whole before it does; None:
+        every settings file under `path` (a kind whose folder holds other programs' files says which are its own).
+        The checkpoint the kind then picks is checked file by file before anything loads."""
+        return None
+
+    @classmethod
     @abstractmethod
     def recognise(cls, path: Path) -> bool:
         """Cheap check (no heavy imports): does `path` look like a checkpoint of this kind?"""

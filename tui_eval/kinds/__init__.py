@@ -40,7 +40,8 @@ def load_kind(spec: RunSpec) -> CheckpointKind:
             from tui_eval.kinds.vs_env import attach_vs_env
 
             check_kind_options(plugin.name, spec.kind_options)
-            check_files(files_read_first(path))
+            own = kind.settings_read_first(path) if path.is_dir() else None
+            check_files(files_read_first(path) if own is None else own)
             loaded = kind(path, spec)
             check_files(checked_files(loaded.checkpoint))  # a damaged file is said now, before any header or log
             # --path / --vs / --vs-env

@@ -36,6 +36,7 @@ from .inbox import Inbox
 from .run_view import LOG_ROWS
 from .source import FACT_KEYS, LiveSource, LogSource
 from .widgets import StatusLine
+from .widgets.episode_log import EpisodeLog
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_TERMINATED", "EvalApp"]
 
@@ -248,6 +249,8 @@ class EvalApp(App[int]):
         screen, source = self.run_screen, self.source
         if source is None:
             screen.show_header()
+            return
+        if not screen.query(EpisodeLog):  # the screen's widgets not (yet) in place: what arrived waits in the inbox
             return
         batch = self.inbox.drain()
         now = time.monotonic()

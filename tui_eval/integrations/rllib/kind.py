@@ -78,6 +78,12 @@ class RllibKind(CheckpointKind):
         return path.is_dir() and bool(_find_checkpoints(path))
 
     @classmethod
+    def settings_read_first(cls, path: Path) -> list[Path] | None:
+        # a Tune experiment holds Tune's own state (pickles named .json, JSON lines): its checkpoint is checked once
+        # picked; a checkpoint folder is read through whole
+        return None if (path / "rllib_checkpoint.json").is_file() else []
+
+    @classmethod
     def candidates(cls, path: Path) -> list[Candidate]:
         from tui_eval.integrations.rllib.candidates import ordered
 
