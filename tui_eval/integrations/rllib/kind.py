@@ -11,6 +11,7 @@ from tui_eval.config.spec import DEFAULT_NUM_ENVS, RunSpec, SeedBlock
 from tui_eval.envs.seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.errors import BadInput, first_line
 from tui_eval.integrations.base import Candidate, CheckpointKind, PathEntry
+from tui_eval.integrations.rllib.env_facts import env_line, known_bounds, spaces_compatible
 from tui_eval.integrations.rllib.parts import RLLIB_PARTS
 from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
 from tui_eval.integrations.rllib.paths.filters import filters_fact, filters_in_checkpoint
@@ -180,7 +181,7 @@ class RllibKind(CheckpointKind):
                 given = env.observation_space
             finally:
                 env.close()
-            if not _spaces_compatible(trained, given):
+            if not spaces_compatible(trained, given):
                 raise BadInput(f"the policy was trained on observations {trained}, but env {recipe.name!r} "
                                f"({label} path) gives {given}; run the env it was trained on (--import the code "
                                "that registers it, or --env / --env-config)")
@@ -235,7 +236,7 @@ class RllibKind(CheckpointKind):
         cfg = self.config
         facts = {
             "algorithm": self.algorithm,
-            "env": _env_line(self.env),
+            "env": env_line(self.env),
             "module": self._module_line(),
             "explore": f"training {cfg.explore}, evaluation {self.eval_config.explore}",
             "normalize_actions": str(cfg.normalize_actions),
@@ -252,7 +253,7 @@ class RllibKind(CheckpointKind):
             facts["evaluation config"] = ("not used: no evaluation_interval, so Algorithm.evaluate() samples on the "
                                           "training EnvRunner with the main config (as evaluate does)")
         if (self.eval_env.name, self.eval_env.env_config) != (self.env.name, self.env.env_config):
-            facts["evaluation env"] = (f"{_env_line(self.eval_env)}: evaluation_config differs from the training env; "
+            facts["evaluation env"] = (f"{env_line(self.eval_env)}: evaluation_config differs from the training env; "
                                        "evaluate runs this one, connectors the training env")
         if "ASYNC" in str(self.eval_config.gym_env_vectorize_mode).upper():
             facts["vectorize mode"] = "ASYNC in the config; evaluate steps its envs in SYNC mode (seeds in-process)"
@@ -270,7 +271,7 @@ class RllibKind(CheckpointKind):
     def default_return_bounds(self) -> tuple[float, float, str] | None:
         """Bounds known for both paths' envs (a well-known Gymnasium env with only its time limit
         changed); None when either env may reward otherwise (a creator, other make() arguments)."""
-        found = [b for b in (_known_bounds(recipe) for recipe in (self.env, self.eval_env)) if b is not None]
+        found = [b for b in (known_bounds(recipe) for recipe in (self.env, self.eval_env)) if b is not None]
         if len(found) < 2:
             return None
         lo, hi = min(b[0] for b in found), max(b[1] for b in found)
@@ -378,7 +379,7 @@ class RllibKind(CheckpointKind):
             from tui_eval.integrations.rllib.multi_agent_vs_env import check_multi_agent_vs_env
 
             other.new_agents = check_multi_agent_vs_env(other.env, self._trained_observation_space(),
-                                                        _spaces_compatible)
+                                                        spaces_compatible)
         other._check_observation_spaces()
         return other
 
@@ -426,29 +427,3 @@ class RllibKind(CheckpointKind):
             return RllibMultiAgentConnectorsPath(recipe=self.env, mapping_fn=self.config.policy_mapping_fn, **common)
         raise BadInput(f"path {name!r} is not an RLlib path")
 
-
-def _env_line(recipe: EnvRecipe) -> str:
-    return recipe.name + (f" {json.dumps(recipe.env_config, default=str)}" if recipe.env_config else "") + \
-        f" ({recipe.source})"
-
-
-def _known_bounds(recipe: EnvRecipe) -> tuple[float, float, str] | None:
-    from tui_eval.stats import known_return_bounds
-
-    if recipe.creator is not None or set(recipe.env_config) - {"max_episode_steps", "render_mode"}:
-        return None  # e.g. CartPole's sutton_barto_reward=True pays 0 / -1 instead of +1 per step
-    return known_return_bounds(recipe.env.rpartition(":")[2], recipe.env_config.get("max_episode_steps"))
-
-
-def _spaces_compatible(trained, given) -> bool:
-    """Same kind of space and shape, and for Box the same kind of number (float vs integer)."""
-    import numpy as np
-
-    if type(trained) is not type(given):
-        return False
-    if getattr(trained, "shape", None) != getattr(given, "shape", None) or \
-            getattr(trained, "n", None) != getattr(given, "n", None):
-        return False
-    if hasattr(trained, "dtype") and hasattr(given, "dtype") and trained.dtype is not None and given.dtype is not None:
-        return np.dtype(trained.dtype).kind == np.dtype(given.dtype).kind
-    return True
