@@ -60,10 +60,13 @@ def _load_pickle(file: Path) -> Any:
 
 def _quiet_ray_logs() -> None:
     """RLlib logs deprecation and new-API-stack notices at WARNING on every build; they are not the
-    user's problem here. Ray sets its loggers up on import, so this runs after that."""
+    user's problem here. Ray sets its loggers up on import, so this runs after that (the loggers the kind
+    declares, as tui_eval/quiet.py reads them)."""
     import logging
 
-    for name in ("ray", "ray.rllib", "ray.tune"):
+    from tui_eval.integrations.rllib import PLUGIN
+
+    for name in ("ray", *PLUGIN.loggers):
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
