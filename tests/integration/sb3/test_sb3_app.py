@@ -20,7 +20,8 @@ async def test_a_zoo_run_in_the_app_shows_both_paths_and_their_frames(sac_run, t
     shutil.copytree(sac_run, run)
     export_onnx(run / f"{ZOO_ENV}.zip", run / f"{ZOO_ENV}.onnx", vecnormalize=run / ZOO_ENV / "vecnormalize.pkl",
                 unscale=True)
-    argv = [str(run), "--log", str(tmp_path / "run.sqlite"), "--episodes", "6", "--num-envs", "2"]
+    # enough episodes that the run is still playing when the frame panel asks for its first frames
+    argv = [str(run), "--log", str(tmp_path / "run.sqlite"), "--episodes", "24", "--num-envs", "2"]
     app = EvalApp(plan_run(spec_from_args(build_parser().parse_args(argv))), frames=FrameOptions(show=True, fps=10))
     apps.append(app)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -32,7 +33,7 @@ async def test_a_zoo_run_in_the_app_shows_both_paths_and_their_frames(sac_run, t
         assert not isinstance(app.screen, FramesScreen)
         await wait_for(pilot, lambda: app.engine is not None and app.engine.state == "done", timeout=120,
                        what="both paths done")
-        await wait_for(pilot, lambda: all(app.summaries.get(n, {}).get("episodes") == 6 for n in ("predict", "onnx")),
+        await wait_for(pilot, lambda: all(app.summaries.get(n, {}).get("episodes") == 24 for n in ("predict", "onnx")),
                        what="final statistics")
         assert "predict" in plain(app.query_one(ComparisonTable)) and "onnx" in plain(app.query_one(ComparisonTable))
         verdict = plain(app.query_one(VerdictBar))
