@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tui_eval.config.spec import EpisodeRecord  # noqa: E402
 from tui_eval.log.store import RunLog  # noqa: E402
+from tui_eval.records import EpisodeRecord  # noqa: E402
 from tui_eval.views.summary import replay  # noqa: E402
 
 PATHS = ("evaluate", "connectors")

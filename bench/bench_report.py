@@ -24,8 +24,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tui_eval.config.spec import EpisodeRecord  # noqa: E402
 from tui_eval.log.store import RunLog  # noqa: E402
+from tui_eval.records import EpisodeRecord  # noqa: E402
 
 PATHS = ("evaluate", "connectors")
 SEED0 = 1_000_000_000

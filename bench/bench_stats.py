@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 
-from tui_eval.config.spec import EpisodeRecord  # noqa: E402
+from tui_eval.records import EpisodeRecord  # noqa: E402
 from tui_eval.stats import RunStats  # noqa: E402
 from tui_eval.stats.coverage import CASES, equivalence_shown, exact_equivalent_shown, peeking_row  # noqa: E402
 

@@ -152,9 +152,8 @@ async def _memory(tmp: Path, total: int) -> tuple[list[int], list[int], dict[str
     import gc
     import tracemalloc
 
-    from tui_eval.config.spec import EpisodeRecord
-    from tui_eval.events import EpisodeFinished
     from tui_eval.log.store import RunLog
+    from tui_eval.records import EpisodeFinished, EpisodeRecord
     from tui_eval.ui.app import EvalApp
     from tui_eval.ui.widgets import EpisodeLog, Sparklines
 

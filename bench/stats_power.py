@@ -173,7 +173,7 @@ def betting_cost_us(values: np.ndarray, lo: float, hi: float, batch: int = 4096)
 def hot_path_us(bounds, pairs: int = 100_000, seed: int = 3) -> float:
     """CPU microseconds per episode of `RunStats.add` for A and B on the same seeds, Pendulum-like
     returns (records built outside the timed region)."""
-    from tui_eval.config.spec import EpisodeRecord
+    from tui_eval.records import EpisodeRecord
     from tui_eval.stats import RunStats
 
     a, b = _pendulum_pair(50.0)(np.random.default_rng(seed), pairs)

@@ -7,12 +7,11 @@ import queue
 import time
 from typing import TextIO
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.engine.core import Engine
 from tui_eval.engine.stall import EngineSilence
 from tui_eval.engine.void import VOID
-from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice
 from tui_eval.log.lifecycle import EngineState
+from tui_eval.records import BlockStarted, EpisodeFinished, EpisodeRecord, Event, PathFailed, PathNotice
 from tui_eval.views.format import num
 from tui_eval.views.snapshot import RunSnapshot, engine_snapshot
 

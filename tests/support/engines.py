@@ -43,7 +43,7 @@ def by_seed(records, path: str) -> dict[int, float]:
 def assert_frozen_worlds_replaced(engine, events, first_path, seeds: list[int], frozen: list[int]) -> None:
     """Every seed recorded once; the frozen ones invalid for the step timeout; the path loaded afresh once per
     freeze (the `connectors` path of a run whose watchdog caught steps that never returned)."""
-    from tui_eval.events import PathFailed
+    from tui_eval.records import PathFailed
 
     records = engine.log.records()
     assert sorted(r.seed for r in records) == seeds

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord, RunSpec, SeedBlock
+from tui_eval.config.spec import RunSpec, SeedBlock
 from tui_eval.feed import SeedFeed
 from tui_eval.integrations.base import CheckpointKind, PathEntry
 from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.records import EpisodeRecord
 from tui_eval.session import Plan
 
 

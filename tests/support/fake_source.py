@@ -14,9 +14,9 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord, SeedBlock
-from tui_eval.events import BlockStarted, StateChanged
+from tui_eval.config.spec import SeedBlock
 from tui_eval.frames.hub import FrameView, Key
+from tui_eval.records import BlockStarted, EpisodeRecord, StateChanged
 from tui_eval.ui.inbox import Inbox
 from tui_eval.views.snapshot import RunSnapshot
 

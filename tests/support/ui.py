@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from tui_eval.cli import build_parser, spec_from_args
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.log.store import RunLog
+from tui_eval.records import EpisodeRecord
 from tui_eval.session import plan_run
 
 ROOT = Path(__file__).resolve().parents[2]

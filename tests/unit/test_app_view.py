@@ -8,7 +8,8 @@ import pytest
 
 from tests.support.fake_source import FakeSource
 from tests.support.ui import plain, wait_for
-from tui_eval.config.spec import EpisodeRecord, SeedBlock
+from tui_eval.config.spec import SeedBlock
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import RunStats
 from tui_eval.ui.app import EvalApp
 from tui_eval.ui.widgets import ComparisonTable, Histograms, RunHeader, StatusLine, VerdictBar

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.engine.decide import decision_line, gate_answer, gate_exit_code
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import Comparison, tail_guarded_cs
 from tui_eval.stats.combine import betting_and_asymptotic_cs
 

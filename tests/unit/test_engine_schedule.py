@@ -9,7 +9,7 @@ import threading
 from tests.support.common import wait_until
 from tests.support.engines import assert_frozen_worlds_replaced
 from tests.support.fake_path import Script, fake_plan
-from tui_eval.events import EpisodeFinished, PathFailed
+from tui_eval.records import EpisodeFinished, PathFailed
 from tui_eval.session import start_engine
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.log.store import RunLog
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats.episode_terms import TermTally, term_differences
 from tui_eval.views.format import ended_by, summary_table
 

@@ -107,7 +107,7 @@ def test_a_same_policy_comparison_is_statistical_and_every_view_says_same_policy
     """The views' words for a checked pair (the headless table and report, `ls`, the app's bar), from a real
     `Comparison` whose shared proof holds a check's answer: within the tolerance, refuted, a floor of 0."""
     from tui_eval.commands.ls import verdict_cell
-    from tui_eval.config.spec import EpisodeRecord
+    from tui_eval.records import EpisodeRecord
     from tui_eval.stats.compare import Comparison
     from tui_eval.stats.exact_proof import REFUTED, ExactProof
     from tui_eval.ui.widgets.verdict import verdict_text

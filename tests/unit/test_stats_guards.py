@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import (
     PathStats,
     asymptotic_cs,

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import Comparison, PathStats, asymptotic_cs
 from tui_eval.stats.coverage import (
     CAP,

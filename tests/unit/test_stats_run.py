@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import Comparison, RunStats
 from tui_eval.views.format import comparison_reason
 from tui_eval.views.summary import build_summary, replay

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import PathStats, best_rho2, guarded_asymptotic_cs, tail_guarded_cs, tail_guarded_cs_from_moments
 from tui_eval.stats.coverage import ever_miss
 from tui_eval.stats.guards import running_central_moments

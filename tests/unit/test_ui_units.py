@@ -10,9 +10,9 @@ import threading
 import numpy as np
 
 from tests.support.ui import synthetic_log
-from tui_eval.config.spec import EpisodeRecord, SeedBlock
-from tui_eval.events import BlockStarted, EpisodeFinished
+from tui_eval.config.spec import SeedBlock
 from tui_eval.log.store import RunLog
+from tui_eval.records import BlockStarted, EpisodeFinished, EpisodeRecord
 from tui_eval.stats import PathStats
 from tui_eval.ui.charts import INVALID_MARK, Histogram, bin_count, histogram_lines, progress_bar, sparkline
 from tui_eval.ui.export import export_paths, export_run

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import Comparison
 from tui_eval.stats.compare import verdict
 from tui_eval.stats.comparison_summary import ComparisonSummary

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.engine.void import void_reason
-from tui_eval.events import PathFailed
+from tui_eval.records import EpisodeRecord, PathFailed
 from tui_eval.stats import RunStats
 from tui_eval.views.format import summary_table
 from tui_eval.views.summary import build_summary

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.errors import first_line
 from tui_eval.feed import Seed, SeedFeed, SupervisedFeed
 from tui_eval.paths.base import Emit, InferencePath, PathGivenUp
+from tui_eval.records import EpisodeRecord
 
 POLL_S = 0.05  # how long an actor waits for a record before answering a poll empty
 LOAD_TIMEOUT_S = 600.0  # loading a path in an actor: imports, restore, maybe a node to be placed on

@@ -14,18 +14,27 @@ import time
 import traceback
 from collections.abc import Callable
 
-from tui_eval.config.spec import EpisodeRecord, SeedBlock
+from tui_eval.config.spec import SeedBlock
 from tui_eval.engine.frozen import watch_for_frozen_steps
 from tui_eval.engine.path_feed import PathFeed
 from tui_eval.engine.proof import first_unproven_difference, restore_proof, start_proof
-from tui_eval.engine.schedule import PathSchedule, restore_schedules
+from tui_eval.engine.schedule import PathSchedule, next_block, restore_schedules
 from tui_eval.errors import first_line
-from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathFinished, PathNotice, StateChanged
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.hub import FrameHub
 from tui_eval.log.lifecycle import EngineState
 from tui_eval.log.store import RunLog
 from tui_eval.paths.base import InferencePath, PathGivenUp, close_quietly
+from tui_eval.records import (
+    BlockStarted,
+    EpisodeFinished,
+    EpisodeRecord,
+    Event,
+    PathFailed,
+    PathFinished,
+    PathNotice,
+    StateChanged,
+)
 from tui_eval.stats import ComparisonSummary, ExactProof, ReturnBounds, ReturnsSnapshot, RunStats
 from tui_eval.stats.exact_proof import PENDING, CheckRequest
 
@@ -165,11 +174,7 @@ class Engine:
     def resample(self, block: SeedBlock | None = None, reason: str = "resampled") -> SeedBlock:
         """Move every path to a fresh held-out seed block (by default the next unused seeds)."""
         with self._lock:
-            if block is None:
-                last = self.blocks[-1]
-                start = max(max(s.cursor for s in self._state.values()), last.start + 1)
-                size = None if last.stop is None else len(last)
-                block = SeedBlock(start, None if size is None else start + size)
+            block = next_block(self.blocks[-1], self._state.values()) if block is None else block
             self.blocks.append(block)
             index = len(self.blocks) - 1
             for state in self._state.values():

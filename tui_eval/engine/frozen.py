@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 
 
 def watch_for_frozen_steps(engine: Any) -> None:

@@ -14,8 +14,8 @@ import threading
 from typing import Any
 
 from tui_eval.errors import first_line
-from tui_eval.events import PathNotice
 from tui_eval.log.lifecycle import RunMeta
+from tui_eval.records import PathNotice
 from tui_eval.stats.agreement import Agreement, NoiseFloor
 from tui_eval.stats.comparison_summary import SeedResult
 from tui_eval.stats.exact_proof import NOT_NEEDED, PENDING, PROVEN, REFUTED, CheckRequest, ExactProof

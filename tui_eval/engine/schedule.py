@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tui_eval.config.spec import SeedBlock
@@ -41,3 +42,9 @@ def restore_schedules(states: dict[str, PathSchedule], blocks: list[SeedBlock], 
             if index == last:
                 state.cursor = cursor
         state.started = len(finished[name]) + len(state.retry)
+
+
+def next_block(last: SeedBlock, states: Iterable[PathSchedule]) -> SeedBlock:
+    """The block after `last` (a resample's default): from the first seed no path has reached, as long as `last`."""
+    start = max(max(s.cursor for s in states), last.start + 1)
+    return SeedBlock(start, None if last.stop is None else start + len(last))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui_eval.events import EpisodeFinished, PathFailed, PathFinished
+from tui_eval.records import EpisodeFinished, PathFailed, PathFinished
 
 MIN_SILENCE_S = 60.0  # never sooner than this: loading and the first episodes take time
 FACTOR = 3.0  # "much longer" than the longest episode seen

@@ -8,9 +8,10 @@ import time
 import traceback
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord, RunSpec
+from tui_eval.config.spec import RunSpec
 from tui_eval.errors import first_line
 from tui_eval.paths.base import InferencePath, close_quietly
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats.exact_proof import CheckRequest
 
 FLOOR_SEEDS = 8  # the first path's seeds replayed alone for the noise floor, at most

@@ -34,13 +34,14 @@ from multiprocessing.connection import Listener
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord, RunSpec
+from tui_eval.config.spec import RunSpec
 from tui_eval.cpu_pools import limit_native_pools
 from tui_eval.errors import BadInput
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.frames.hub import FrameHub, PathTap
 from tui_eval.isolation.forked import ZygoteGone, close_ends, end_zygote, zygote
 from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.records import EpisodeRecord
 
 #: seeds waiting in the child beyond its envs, at least as many as it has envs: a batched simulator (one seed per
 #: batch of worlds) starts its next batch with the seeds it holds, and a batch short of seeds steps idle worlds

@@ -25,10 +25,11 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord, RunSpec
+from tui_eval.config.spec import RunSpec
 from tui_eval.errors import first_line
 from tui_eval.feed import Heartbeat, Seed
 from tui_eval.paths.base import episodes_at_once
+from tui_eval.records import EpisodeRecord
 
 
 class _QueueFeed:

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.feed import SeedFeed
+from tui_eval.records import EpisodeRecord
 
 if TYPE_CHECKING:
     from tui_eval.paths.rerun import Side, Trace

@@ -28,12 +28,12 @@ from typing import Any
 
 import gymnasium as gym
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.envs.guard import INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.errors import BadInput, first_line
 from tui_eval.feed import FeedRelay, Seed, SeedFeed
 from tui_eval.paths.base import NO_LIBRARY, Emit, InferencePath, LibraryParts, LiveParts
 from tui_eval.paths.rerun import Side, Trace
+from tui_eval.records import EpisodeRecord
 
 
 @dataclass(frozen=True)

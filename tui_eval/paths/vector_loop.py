@@ -17,7 +17,6 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.wrappers.vector import DictInfoToList
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.envs.guard import (
     BLOCK_KEY,
     IDLE_KEY,
@@ -29,6 +28,7 @@ from tui_eval.envs.guard import (
 )
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.paths.base import Emit
+from tui_eval.records import EpisodeRecord
 
 
 def make_guarded_vector_env(env_id: str, env_config: dict[str, Any], num_envs: int, relay: FeedRelay,

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, RunStats
 from tui_eval.stats.run import explore_label
 from tui_eval.views.format import comparison_text, contract_headline, level, on_off, path_rows, verdict_line

@@ -13,9 +13,9 @@ from typing import Any, TextIO
 
 from tui_eval.engine.core import Engine
 from tui_eval.errors import EXIT_INTERRUPTED, BadInput, first_line
-from tui_eval.events import PathFailed
 from tui_eval.headless import report_given_up
 from tui_eval.log.lifecycle import RunMeta, RunStatus, final_status
+from tui_eval.records import PathFailed
 from tui_eval.views.format import summary_table
 from tui_eval.views.summary import build_summary
 

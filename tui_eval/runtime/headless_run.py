@@ -12,8 +12,8 @@ from typing import TextIO
 from tui_eval.engine.core import Engine
 from tui_eval.engine.decide import gate_exit_code
 from tui_eval.errors import EXIT_DIFFER, EXIT_INTERRUPTED, EXIT_OK, EXIT_PATH_FAILED, EXIT_TERMINATED
-from tui_eval.events import Event
 from tui_eval.headless import follow
+from tui_eval.records import Event
 
 from .finish import finish, stop_without_room
 from .owner import RunOwner

@@ -19,11 +19,11 @@ from typing import Any
 
 from tui_eval.config.spec import RunSpec
 from tui_eval.engine.core import Engine
-from tui_eval.events import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice, StateChanged
 from tui_eval.local_ray import ray_running, stop_ray
 from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.log.store import RunLog
 from tui_eval.outputs import check_outputs, output_path
+from tui_eval.records import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice, StateChanged
 from tui_eval.views.format import workers_line
 
 from . import log_lock, registry

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 
 from .comparison_summary import ComparisonSummary, FirstDifference, Interval, ReturnDifference, SeedResult
 from .exact_proof import PROVEN, REFUTED, ExactProof

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 
 from .intervals import t_interval
 

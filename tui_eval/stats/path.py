@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 
 from .betting import BettingState
 from .combine import ASYMPTOTIC_JOINS_AT, ASYMPTOTIC_SHARE, intersect

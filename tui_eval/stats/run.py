@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 
 from .compare import Comparison
 from .comparison_summary import ComparisonSummary

@@ -11,10 +11,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord, RunSpec
+from tui_eval.config.spec import RunSpec
 from tui_eval.errors import BadInput
 from tui_eval.integrations.base import Candidate
 from tui_eval.paths.base import InferencePath, close_quietly
+from tui_eval.records import EpisodeRecord
 from tui_eval.sweep.elimination import BEST, BUDGET, INDISTINGUISHABLE, STOPPED, Arm, Elimination, mean_cs
 
 ROUND = 10  # seeds per round (every surviving checkpoint plays each)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.log.store import RunLog
+from tui_eval.records import EpisodeRecord
 
 KIND = "sweep"
 

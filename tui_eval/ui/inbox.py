@@ -14,8 +14,7 @@ import itertools
 import threading
 from dataclasses import dataclass, field
 
-from tui_eval.config.spec import EpisodeRecord
-from tui_eval.events import EpisodeFinished, Event
+from tui_eval.records import EpisodeFinished, EpisodeRecord, Event
 
 
 @dataclass

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.message import Message
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 
 
 class PathLoaded(Message):

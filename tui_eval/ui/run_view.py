@@ -17,7 +17,7 @@ from textual.widgets import Footer
 from tui_eval.engine.decide import decision_line
 from tui_eval.engine.stall import EngineSilence
 from tui_eval.engine.void import void_reason
-from tui_eval.events import BlockStarted, Event, PathFailed, PathFinished, PathNotice, StateChanged
+from tui_eval.records import BlockStarted, Event, PathFailed, PathFinished, PathNotice, StateChanged
 from tui_eval.views.snapshot import RunSnapshot, RunSource
 
 from .frame_renderers import FrameOptions

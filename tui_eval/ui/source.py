@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord, SeedBlock
+from tui_eval.config.spec import SeedBlock
 from tui_eval.engine.core import Engine
-from tui_eval.events import BlockStarted, StateChanged
 from tui_eval.frames.hub import FrameView, Key
 from tui_eval.frames.wire import view_from_json
 from tui_eval.log.store import RunLog
+from tui_eval.records import BlockStarted, EpisodeRecord, StateChanged
 from tui_eval.stats import ComparisonSummary, ReturnsSnapshot, RunStats
 from tui_eval.views.snapshot import RunSnapshot, engine_snapshot
 from tui_eval.views.summary import replay

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from tui_eval.config.spec import EpisodeRecord, SeedBlock
+from tui_eval.config.spec import SeedBlock
 from tui_eval.engine.void import void_reason
 from tui_eval.frames.hub import FrameView, Key
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, ReturnsSnapshot
 from tui_eval.views.format import workers_line
 

@@ -6,9 +6,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.engine.decide import decision_summary
 from tui_eval.engine.void import void_reason, voided
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, ExactProof, RunStats
 from tui_eval.stats.declared import declared
 from tui_eval.stats.episode_terms import term_differences

@@ -21,7 +21,7 @@ from tests.support.engines import (
 )
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.envs.seeding import PROBE_SEED
-from tui_eval.events import PathFailed, StateChanged
+from tui_eval.records import PathFailed, StateChanged
 from tui_eval.session import start_engine
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from tests.support.common import CARTPOLE, ROOT, cli, episodes_in, wait_until
 from tests.support.engines import by_seed, plan_for
-from tui_eval.events import PathFailed, PathNotice
+from tui_eval.records import PathFailed, PathNotice
 from tui_eval.session import start_engine
 
 NODE_CPUS = 2  # per worker node: two nodes hold exactly the four actors of two paths x two workers

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tests.support.bad_input import assert_one_line_error, in_process
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.log.store import RunLog
+from tui_eval.records import EpisodeRecord
 from tui_eval.report import data, figure, write_report
 from tui_eval.views.summary import build_summary, replay
 

@@ -11,7 +11,7 @@ from collections import Counter
 
 from tests.support import multi_agent_fault_envs as envs
 from tests.support.engines import finish, plan_for
-from tui_eval.events import PathFailed
+from tui_eval.records import PathFailed
 from tui_eval.session import start_engine
 
 SEEDS = range(6)

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.views.format import interval, num
 from tui_eval.views.module_summary import TEAM, team_record
 from tui_eval.views.summary import modules_summary

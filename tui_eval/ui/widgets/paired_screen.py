@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.views.format import num, seed_text
 from tui_eval.views.paired import PairedPoint, PairedSeeds
 

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.views.format import num
 
 from .palette import path_style

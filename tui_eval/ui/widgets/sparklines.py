@@ -8,7 +8,7 @@ import collections
 from rich.text import Text
 from textual.widget import Widget
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.views.format import num
 
 from ..charts import finite_range, sparkline

@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 from tui_eval.stats.episode_terms import term_differences
 from tui_eval.views.format import interval, num
 from tui_eval.views.snapshot import RunSnapshot

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.envs.guard import GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.parts import RLLIB_PARTS
@@ -20,6 +19,7 @@ from tui_eval.integrations.rllib.paths.rerun import RllibRerun
 from tui_eval.integrations.rllib.paths.runner_loop import RunnerLoop
 from tui_eval.paths.base import Emit, InferencePath, LiveParts
 from tui_eval.paths.vector_loop import play_vector, record_of
+from tui_eval.records import EpisodeRecord
 
 
 class RllibConnectorsPath(RllibRerun, InferencePath):

@@ -30,7 +30,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.envs.guard import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCCESS_KEY, GuardedEnv
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.parts import RLLIB_PARTS
@@ -43,6 +42,7 @@ from tui_eval.local_ray import ensure_ray
 from tui_eval.paths.activity import envs_activity
 from tui_eval.paths.base import Emit, InferencePath, LiveParts, PathGivenUp
 from tui_eval.paths.ray_names import actor_name
+from tui_eval.records import EpisodeRecord
 
 GUARDED_ENV = "tui_eval_guarded_env"
 METRIC = "tui_eval_episodes"

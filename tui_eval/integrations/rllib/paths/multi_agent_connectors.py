@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.parts import RLLIB_PARTS
 from tui_eval.integrations.rllib.paths import batched_multi_agent as batched
@@ -21,6 +20,7 @@ from tui_eval.integrations.rllib.paths.multi_agent_loop import MultiAgentRunnerL
 from tui_eval.integrations.rllib.paths.multi_agent_record import multi_agent_record
 from tui_eval.paths.base import Emit, InferencePath, LiveParts
 from tui_eval.paths.rerun import MultiTrace
+from tui_eval.records import EpisodeRecord
 
 
 class RllibMultiAgentConnectorsPath(InferencePath):

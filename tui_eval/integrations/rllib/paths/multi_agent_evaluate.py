@@ -18,10 +18,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.integrations.rllib.paths.evaluate import METRIC, RllibEvaluatePath, evaluation_env_parts
 from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
 from tui_eval.integrations.rllib.paths.multi_agent_record import module_returns
+from tui_eval.records import EpisodeRecord
 
 GUARDED_MULTI_AGENT_ENV = "tui_eval_guarded_multi_agent_env"
 

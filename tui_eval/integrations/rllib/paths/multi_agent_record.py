@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tui_eval.config.spec import EpisodeRecord
+from tui_eval.records import EpisodeRecord
 
 
 def module_returns(chunks: Sequence[Any], module_ids: Sequence[str]) -> tuple[tuple[str, float, int], ...]:

@@ -24,7 +24,6 @@ import numpy as np
 import torch
 from tensordict import TensorDict
 
-from tui_eval.config.spec import EpisodeRecord
 from tui_eval.errors import BadInput, first_line
 from tui_eval.feed import SeedFeed
 from tui_eval.integrations.rsl_rl.paths.eval_env import IDLE, LIVE, EvalVecEnv
@@ -32,6 +31,7 @@ from tui_eval.integrations.rsl_rl.paths.load_error import summarise_load_error
 from tui_eval.integrations.rsl_rl.paths.model import finalise_obs_groups, quiet
 from tui_eval.integrations.rsl_rl.paths.rerun import RslRerun
 from tui_eval.paths.base import Emit, InferencePath
+from tui_eval.records import EpisodeRecord
 
 #: what the runner loads for inference: the models and the iteration, not the optimizer (the pre-4.0
 #: mapping reorders parameters, and an optimizer state is of no use to a policy that does not learn)
