@@ -1,19 +1,15 @@
-"""The view without a UI: a progress line on stderr and a line per path given up. A view only: the run
-it shows is driven (and ended) by `tui_eval.runtime.headless_run`."""
+"""The view without a UI: the words of its progress line and of the events it writes on stderr, from what it is
+handed (a snapshot, an event, the silent paths' lines). A view only: the run it shows is driven, followed and
+ended by `tui_eval.runtime.headless_run`."""
 
 from __future__ import annotations
 
-import queue
-import time
 from typing import TextIO
 
-from tui_eval.engine.core import Engine
-from tui_eval.engine.stall import EngineSilence
 from tui_eval.engine.void import VOID
-from tui_eval.log.lifecycle import EngineState
 from tui_eval.records import BlockStarted, EpisodeFinished, EpisodeRecord, Event, PathFailed, PathNotice
 from tui_eval.views.format import num
-from tui_eval.views.snapshot import RunSnapshot, engine_snapshot
+from tui_eval.views.snapshot import RunSnapshot
 
 
 def progress_line(snapshot: RunSnapshot) -> str:
@@ -33,34 +29,12 @@ def progress_line(snapshot: RunSnapshot) -> str:
     return f"[{snapshot.elapsed:6.1f}s] " + " | ".join(parts) + verdict
 
 
-def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
-    """Progress on `err` until every path finished: a line redrawn in place on a terminal, else every 5 s."""
-    tty = err.isatty()
-    last_draw = 0.0
-    silence = EngineSilence(engine)
-    modules = ModuleMeans(list(engine.paths))  # multi-agent runs: each module's mean per path
-    while engine.state != EngineState.DONE:
-        try:
-            event = events.get(timeout=0.2)
-        except queue.Empty:
-            event = None
-        if event is not None:
-            silence.on_event(event)
-            _show(event, modules, err)
-        now = time.monotonic()
-        if now - last_draw >= (0.5 if tty else 5.0):
-            last_draw = now
-            quiet = "".join(f" | {line}" for line in silence.lines())
-            err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + modules.text() + quiet
-                      + ("" if tty else "\n"))
-            err.flush()
-    engine.wait()
-    while not events.empty():  # what the last episodes sent as the run ended belongs in the last line
-        _show(events.get_nowait(), modules, err)
-    err.write(("\r" if tty else "") + progress_line(engine_snapshot(engine)) + modules.text() + "\n")
+def status_line(snapshot: RunSnapshot, modules: ModuleMeans, silent: list[str] | None = None) -> str:
+    """The progress line, then each module's means (multi-agent runs) and each silent path's line."""
+    return progress_line(snapshot) + modules.text() + "".join(f" | {line}" for line in silent or [])
 
 
-def _show(event: Event, modules: ModuleMeans, err: TextIO) -> None:
+def show_event(event: Event, modules: ModuleMeans, err: TextIO) -> None:
     """One event: an episode's module returns counted, a failure, notice or new seed block written."""
     if isinstance(event, EpisodeFinished):
         modules.add(event.record)
@@ -71,24 +45,6 @@ def _show(event: Event, modules: ModuleMeans, err: TextIO) -> None:
         err.write(f"\npath {event.path}: {event.message}\n")
     elif isinstance(event, BlockStarted):
         err.write(f"\nseed block {event.index}: {event.block} ({event.reason})\n")
-
-
-def report_given_up(failed: list[PathFailed], err: TextIO) -> bool:
-    """One line per path given up: what failed, the error, what to try. True when there was one."""
-    for failure in failed:
-        err.write(f"tui-eval: path {failure.path} failed and was given up after {failure.restarts} tries: "
-                  f"{failure.message}; {failure_hint(failure.message)}\n")
-    err.flush()
-    return bool(failed)
-
-
-def failure_hint(message: str) -> str:
-    """What to try, from the error a path failed with."""
-    shape_words = ("dtype", "shape", "size mismatch", "mat1 and mat2", "expected scalar type", "must match")
-    if any(word in message for word in shape_words):
-        return ("the policy does not accept this env's observations: run the env it was trained on "
-                "(--import the code that registers it, --env, --env-config)")
-    return "tui-eval attach RUN --headless prints the traceback from the run's log"
 
 
 class ModuleMeans:

@@ -1,5 +1,5 @@
 """What a run gives: each finished episode (EpisodeRecord), and the events the engine tells its subscribers (the
-app, the headless view) as it goes. Plain data, no behaviour beyond reading it; it imports only the config."""
+app, the headless run) as it goes. Plain data, no behaviour beyond reading it; it imports only the config."""
 
 from __future__ import annotations
 

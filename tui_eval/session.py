@@ -1,4 +1,5 @@
-"""Turns a RunSpec into a ready engine: recognise the checkpoint, pick paths, seeds and explore, open the log."""
+"""Turns a RunSpec into a ready engine: recognise the checkpoint, pick paths, seeds and explore, open the log.
+A run enters by `open_run`; `plan_run` and `start_engine` are its two steps (the app takes the second itself)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, NamedTuple, TypeVar
 
 from tui_eval.config.spec import RunSpec, SeedBlock
 from tui_eval.engine.core import Engine
@@ -23,6 +25,8 @@ from tui_eval.outputs import default_log_path
 from tui_eval.paths.base import InferencePath, close_quietly
 from tui_eval.paths.ray_names import end_actors_of, set_run
 from tui_eval.stats.exact_proof import CheckRequest
+
+Owner = TypeVar("Owner")  # what holds the run's log (the runtime's RunOwner; session knows it only as given)
 
 
 def versions() -> dict[str, str]:
@@ -52,6 +56,31 @@ class Plan:
     facts: dict[str, str] = field(default_factory=dict)
     #: the env repeats itself from its reset seed (else no comparison is exact; tui_eval/envs/seeding.py)
     repeatable_seeds: bool = True
+
+
+class OpenRun(NamedTuple, Generic[Owner]):
+    """A run made ready by `open_run`: its plan, the owner of its log, and its engine (loaded, not yet started)."""
+
+    plan: Plan
+    owner: Owner
+    engine: Engine | None  # None: the paths are left to the app, which loads them in its own thread (start_engine)
+
+
+def open_run(spec: RunSpec, take_log: Callable[[], Owner], *, load_paths: bool,
+             on_planned: Callable[[Plan], object] | None = None,
+             on_loaded: Callable[[str, float], object] | None = None) -> OpenRun[Owner]:
+    """A run's one way in: plan `spec` (BadInput on unusable input), then take its log (`take_log`: bad input until
+    then leaves no log), show the plan (`on_planned`) and, with `load_paths`, load every path into an engine."""
+    plan = plan_run(spec)
+    try:
+        owner = take_log()
+    except BaseException:  # the log is another run's, or cannot be made: no process is left waiting for a path
+        end_path_processes_ahead()
+        raise
+    if on_planned is not None:
+        on_planned(plan)
+    engine = start_engine(plan, on_loaded) if load_paths else None
+    return OpenRun(plan, owner, engine)
 
 
 def plan_run(spec: RunSpec) -> Plan:

@@ -114,15 +114,25 @@ def walk(index: Index, start: str, carrier: str = "spec") -> Walk:
 
 
 def _holders(node: ast.FunctionDef, names: set[str]) -> set[str]:
-    """Names that come to hold the spec in the function: `plan = plan_run(spec)`, `copy = spec`."""
+    """Names that come to hold the spec in the function: `plan = plan_run(spec)`, each name unpacked from such a
+    call (`plan, engine = start(spec)`), `copy = spec`."""
     held = set(names)
     for stmt in ast.walk(node):
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and (bound := _bound_names(stmt.targets[0])):
             value = stmt.value
             args = value.args + [k.value for k in value.keywords] if isinstance(value, ast.Call) else [value]
             if any(isinstance(a, ast.Name) and a.id in held for a in args):
-                held.add(stmt.targets[0].id)
+                held.update(bound)
     return held - names
+
+
+def _bound_names(target: ast.expr) -> list[str]:
+    """The names an assignment binds: `a` of `a = ...`, `a` and `b` of `a, b = ...` (none of an attribute or item)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple):
+        return [element.id for element in target.elts if isinstance(element, ast.Name)]
+    return []
 
 
 def layers() -> list[list[str]]:

@@ -9,10 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from tui_eval.engine.decide import decision_line, gate_answer, gate_exit_code
+from tui_eval.engine.decide import gate_answer, gate_exit_code
 from tui_eval.records import EpisodeRecord
 from tui_eval.stats import Comparison, tail_guarded_cs
 from tui_eval.stats.combine import betting_and_asymptotic_cs
+from tui_eval.views.format import decision_line
 
 RUNS, LOOKS = 300, 400
 LIMIT = 0.05 + 3 * math.sqrt(0.05 * 0.95 / RUNS)
@@ -92,7 +93,7 @@ def test_gate_on_success_rate_in_points_and_exit_codes():
 def test_a_void_comparison_decides_nothing_even_when_an_answer_was_noted_before_the_failure():
     """A path given up voids the comparison: the summary's decision says so, never the answer noted from the
     failed path's episodes (the table's decision line says none)."""
-    from tui_eval.engine.decide import decision_line, decision_summary
+    from tui_eval.engine.decide import decision_summary
     from tui_eval.engine.void import voided
 
     comparison = {"a": "connectors", "b": "vs", "paired": 12, "verdict": "differ", "diff_cs95": [-40.0, -30.0]}

@@ -1,5 +1,6 @@
-"""The headless view (tui_eval/headless.py) on a run of FAKE paths (tests/support/fake_path.py): the view's
-own bookkeeping, which real runs also exercise, without the timing of a real checkpoint."""
+"""The headless run's progress (tui_eval/runtime/headless_run.py's follow, in the words of tui_eval/headless.py) on a
+run of FAKE paths (tests/support/fake_path.py): its own bookkeeping, which real runs also exercise, without the timing
+of a real checkpoint."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import io
 import queue
 
 from tests.support.fake_path import Script, fake_plan
-from tui_eval.headless import follow
+from tui_eval.runtime.headless_run import follow
 from tui_eval.session import start_engine
 
 

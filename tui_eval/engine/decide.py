@@ -29,7 +29,7 @@ from tui_eval.errors import EXIT_DIFFER, EXIT_OK, EXIT_UNDECIDED, BadInput
 from tui_eval.log.lifecycle import RunMeta
 
 __all__ = ["EXIT_NOT_WORSE", "EXIT_WORSE", "EXIT_UNDECIDED", "decision_options", "gate_answer", "answer",
-           "decision_summary", "gate_exit_code", "decision_line", "check_gate_paths", "DecisionWatch",
+           "decision_summary", "gate_exit_code", "check_gate_paths", "DecisionWatch",
            "watch_decision"]
 
 EXIT_NOT_WORSE, EXIT_WORSE = EXIT_OK, EXIT_DIFFER  # the gate's answers as exit codes (docs/contract.md)
@@ -143,20 +143,6 @@ def gate_exit_code(summary: dict[str, Any]) -> int | None:
     if not decision or decision.get("rule") != "gate":
         return None
     return {"not worse": EXIT_NOT_WORSE, "worse": EXIT_WORSE}.get(decision.get("answer"), EXIT_UNDECIDED)
-
-
-def decision_line(summary: dict[str, Any]) -> str | None:
-    """One line for the summary table: what was decided and after how many pairs."""
-    d = summary.get("decision")
-    if not d:
-        return None
-    what = "gate" if d.get("rule") == "gate" else "verdict"
-    if d.get("answer") == VOID:
-        return f"{what}: none (a path was given up: the comparison is void)"
-    if d.get("answer") == "undecided":
-        return f"{what}: undecided after {d.get('pairs')} pairs (the budget)"
-    how = "stopped early" if d.get("stopped_early") else "at the end"
-    return f"{what}: {d.get('answer')} after {d.get('pairs')} pairs ({how})"
 
 
 class DecisionWatch:

@@ -15,31 +15,31 @@ from .owner import RunOwner
 def execute(spec: RunSpec, log: RunOwner | Callable[[], RunOwner], *, headless: bool, frames=None) -> int:
     """Plan and run `spec` in this process. `log`: the owner of the run's log (a resumed run holds it already),
     or what takes it, once the checkpoint is read and the plan settled: bad input until then leaves no log."""
-    from tui_eval.session import end_path_processes_ahead, start_engine
+    from tui_eval.session import open_run
 
-    held = log if isinstance(log, RunOwner) else None
+    taken = [log] if isinstance(log, RunOwner) else []  # the owner, once it holds the log: a failure closes it
+
+    def take_log() -> RunOwner:
+        if not taken:
+            taken.append(log if isinstance(log, RunOwner) else log())
+        return taken[0]
+
     try:
-        plan = _read_and_plan(spec, headless)
-    except BaseException as exc:
-        if held is not None:
-            held.close(RunStatus.FAILED, error=_failure(exc))
-        raise
-    try:
-        owner = log if isinstance(log, RunOwner) else log()
-    except BaseException:
-        end_path_processes_ahead()
-        raise
-    try:
-        if not headless:
+        _import_user_code(spec)
+        if not headless:  # planning may start ray (seconds) before the app can show anything
+            sys.stderr.write(f"tui-eval: reading {spec.checkpoint} …\n")
+            sys.stderr.flush()
+        plan, owner, engine = open_run(spec, take_log, load_paths=headless, on_planned=_print_plan,
+                                       on_loaded=_print_loaded)
+        if engine is None:  # the app loads the paths itself, showing them as they come
             from tui_eval.runtime.app_process import run_app
 
             return run_app(plan, owner, frames=frames)
-        err = sys.stderr
-        _print_plan(plan, err)
-        engine = start_engine(plan, on_loaded=lambda name, s: err.write(f"{'loaded ' + name:>17}: {s:.1f}s\n"))
     except BaseException as exc:
-        owner.close(RunStatus.FAILED, error=_failure(exc))
+        if taken:
+            taken[0].close(RunStatus.FAILED, error=_failure(exc))
         raise
+    err = sys.stderr
     for path in engine.paths.values():
         err.write(f"{path.name:>17}: {path.description}\n")
         if path.placement:
@@ -51,23 +51,23 @@ def execute(spec: RunSpec, log: RunOwner | Callable[[], RunOwner], *, headless: 
                         report_path=spec.report)
 
 
-def _read_and_plan(spec: RunSpec, headless: bool):
-    from tui_eval.session import plan_run
+def _import_user_code(spec: RunSpec) -> None:
     from tui_eval.user.code import import_user_code
 
     for item in spec.imports:  # before the checkpoint is read: unpickling it may need them
         import_user_code(item)
-    if not headless:  # planning may start ray (seconds) before the app can show anything
-        sys.stderr.write(f"tui-eval: reading {spec.checkpoint} …\n")
-        sys.stderr.flush()
-    return plan_run(spec)
 
 
 def _failure(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, BadInput) else type(exc).__name__
 
 
-def _print_plan(plan, err) -> None:
+def _print_loaded(name: str, seconds: float) -> None:
+    sys.stderr.write(f"{'loaded ' + name:>17}: {seconds:.1f}s\n")
+
+
+def _print_plan(plan) -> None:
+    err = sys.stderr  # the stream of the moment the plan is settled (a test may swap it)
     if plan.kind.resolved_note:
         err.write(plan.kind.resolved_note + "\n")
     for key, value in plan.facts.items():

@@ -1,19 +1,17 @@
 """The end of a run, whatever its view (headless, the live app, a run carried on detached): the failures
 and the final status into the log, the summary (and `--json`), the table on stdout, the report (`--report`),
-the log let go."""
+the log let go, a line per path given up."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from tui_eval.engine.core import Engine
-from tui_eval.errors import EXIT_INTERRUPTED, BadInput, first_line
-from tui_eval.headless import report_given_up
+from tui_eval.errors import BadInput, first_line
 from tui_eval.log.lifecycle import RunMeta, RunStatus, final_status
 from tui_eval.records import PathFailed
 from tui_eval.views.format import summary_table
@@ -62,6 +60,24 @@ def record_failures(engine: Engine) -> list[PathFailed]:
     return [e for e in engine.errors if e.gave_up]
 
 
+def report_given_up(failed: list[PathFailed], err: TextIO) -> bool:
+    """One line per path given up: what failed, the error, what to try. True when there was one."""
+    for failure in failed:
+        err.write(f"tui-eval: path {failure.path} failed and was given up after {failure.restarts} tries: "
+                  f"{failure.message}; {failure_hint(failure.message)}\n")
+    err.flush()
+    return bool(failed)
+
+
+def failure_hint(message: str) -> str:
+    """What to try, from the error a path failed with."""
+    shape_words = ("dtype", "shape", "size mismatch", "mat1 and mat2", "expected scalar type", "must match")
+    if any(word in message for word in shape_words):
+        return ("the policy does not accept this env's observations: run the env it was trained on "
+                "(--import the code that registers it, --env, --env-config)")
+    return "tui-eval attach RUN --headless prints the traceback from the run's log"
+
+
 def summarise(engine: Engine, json_path: str | None) -> dict[str, Any]:
     """The run's summary; written to `json_path` when given."""
     throughput = {name: engine.throughput(name) for name in engine.paths}
@@ -84,17 +100,3 @@ def draw_report(log_path: str | Path, report_path: str, err: TextIO) -> None:
     else:
         err.write(f"report: {written}\n")
     err.flush()
-
-
-def stop_without_room(engine: Engine, owner: RunOwner | None, err: TextIO) -> int:
-    """The log could take no more episodes (a full disk, a file-size limit): it holds every episode that finished
-    before, the run stops there, and `resume` goes on from it once there is room."""
-    err.write(f"tui-eval: error: the run's log {engine.log.path} could not be written ({engine.log_failure}); the "
-              f"episodes before are kept: make room, then tui-eval resume {engine.log.path}\n")
-    err.flush()
-    if owner is not None:
-        try:
-            owner.close(RunStatus.INTERRUPTED, error=f"log not written: {engine.log_failure}")
-        except sqlite3.Error:  # not even the status fits: the run reads back as interrupted (process gone)
-            owner.let_go()
-    return EXIT_INTERRUPTED

@@ -14,10 +14,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from tui_eval.engine.decide import decision_line
 from tui_eval.engine.stall import EngineSilence
 from tui_eval.engine.void import void_reason
 from tui_eval.records import BlockStarted, Event, PathFailed, PathFinished, PathNotice, StateChanged
+from tui_eval.views.format import decision_line
 from tui_eval.views.snapshot import RunSnapshot, RunSource
 
 from .frame_renderers import FrameOptions

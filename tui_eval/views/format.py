@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tui_eval.engine.decide import decision_line
 from tui_eval.engine.void import VOID, void_line
 from tui_eval.stats import ComparisonSummary, returns_identical
 from tui_eval.stats.declared import Cell, declared
@@ -284,6 +283,21 @@ def summary_table(summary: dict[str, Any]) -> str:
     text += "".join("\n" + line for line in module_lines(summary))  # multi-agent runs: per module
     decided = decision_line(summary)  # --until-decided / --fail-if-worse
     return text if decided is None else text + "\n" + decided
+
+
+def decision_line(summary: dict[str, Any]) -> str | None:
+    """One line for the summary table and the app: what was decided (the summary's `decision`, from
+    tui_eval/engine/decide.py) and after how many pairs."""
+    d = summary.get("decision")
+    if not d:
+        return None
+    what = "gate" if d.get("rule") == "gate" else "verdict"
+    if d.get("answer") == VOID:
+        return f"{what}: none (a path was given up: the comparison is void)"
+    if d.get("answer") == "undecided":
+        return f"{what}: undecided after {d.get('pairs')} pairs (the budget)"
+    how = "stopped early" if d.get("stopped_early") else "at the end"
+    return f"{what}: {d.get('answer')} after {d.get('pairs')} pairs ({how})"
 
 
 def contract_mark(item: dict[str, Any]) -> str:
