@@ -11,12 +11,12 @@ from tui_eval.errors import BadInput
 from tui_eval.log.lifecycle import EngineState, RunMeta, RunStatus
 from tui_eval.log.store import RunLog
 from tui_eval.outputs import RUNS_DIR
-from tui_eval.runtime import log_lock, registry
+from tui_eval.runtime import log_lock, run_registry
 
 
 def all_logs() -> list[Path]:
     """Registered runs and the logs under ./tui-eval-runs/, oldest first, each once."""
-    found = {p.resolve(): p for p in registry.known_logs()}
+    found = {p.resolve(): p for p in run_registry.known_logs()}
     if RUNS_DIR.is_dir():
         for path in RUNS_DIR.glob("*.sqlite"):
             found.setdefault(path.resolve(), path)
@@ -36,7 +36,7 @@ def resolve_run(name: str | None) -> Path:
                 return candidate.resolve()
         except OSError:  # a name too long to be a file: perhaps a run's name
             continue
-    found = registry.find(name)
+    found = run_registry.find(name)
     if found is None:
         raise BadInput(f"no run {name!r} (neither a log file nor a run name); list runs with tui-eval ls")
     return found

@@ -69,9 +69,9 @@ def own_registry(monkeypatch, tmp_path_factory):
 
 
 def every_command(log: Path, folder: Path, capsys) -> None:
-    from tui_eval.runtime import registry
+    from tui_eval.runtime import run_registry
 
-    registry.register(log)  # as the run that wrote it did: `ls` lists it
+    run_registry.register(log)  # as the run that wrote it did: `ls` lists it
     listing = in_process(capsys, "ls")
     assert listing.returncode == 0 and log.stem in listing.stdout, listing.stderr[-2000:]
     for args in (["attach", log, "--headless"], ["stop", log], ["resume", log, "--headless"],

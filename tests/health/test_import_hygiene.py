@@ -14,7 +14,7 @@ import grimp
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ["tui_eval.engine.core", "tui_eval.session", "tui_eval.headless", "tui_eval.stats", "tui_eval.kinds",
         "tui_eval.paths", "tui_eval.cli", "tui_eval.views.summary", "tui_eval.log.store", "tui_eval.runs",
-        "tui_eval.feed", "tui_eval.ui.inbox", "tui_eval.ui.source", "tui_eval.ui.charts", "tui_eval.ui.export",
+        "tui_eval.feed", "tui_eval.ui.inbox", "tui_eval.ui.source", "tui_eval.ui.charts", "tui_eval.ui.records_export",
         "tui_eval.config.option",
         *(f"tui_eval.commands.{p.stem}" for p in sorted((ROOT / "tui_eval" / "commands").glob("[a-z]*.py")))]
 HEAVY = ("ray", "torch", "gymnasium", "textual", "scipy", "numpy")
@@ -33,7 +33,7 @@ def test_no_textual_import_outside_ui():
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "tui_eval").rglob("*.py")
                  if "ui" not in p.relative_to(ROOT / "tui_eval").parts[:1] and pattern.search(p.read_text())]
     assert offenders == []
-    plain_ui = ["inbox.py", "source.py", "charts.py", "export.py"]
+    plain_ui = ["inbox.py", "source.py", "charts.py", "records_export.py"]
     assert [n for n in plain_ui if pattern.search((ROOT / "tui_eval" / "ui" / n).read_text())] == []
 
 

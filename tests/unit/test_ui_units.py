@@ -15,7 +15,7 @@ from tui_eval.log.store import RunLog
 from tui_eval.records import BlockStarted, EpisodeFinished, EpisodeRecord
 from tui_eval.stats import PathStats
 from tui_eval.ui.charts import INVALID_MARK, Histogram, bin_count, histogram_lines, progress_bar, sparkline
-from tui_eval.ui.export import export_paths, export_run
+from tui_eval.ui.records_export import export_paths, export_run
 
 
 def rec(path: str, seed: int, ret: float = 1.0, invalid: bool = False) -> EpisodeRecord:

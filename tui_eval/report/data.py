@@ -26,7 +26,7 @@ import numpy as np
 
 from tui_eval.records import EpisodeRecord
 from tui_eval.stats import ComparisonSummary, RunStats
-from tui_eval.stats.run import explore_label
+from tui_eval.stats.run_statistics import explore_label
 from tui_eval.views.format import comparison_text, contract_headline, level, on_off, path_rows, verdict_line
 from tui_eval.views.module_summary import module_ids
 from tui_eval.views.paired import paired_points

@@ -26,7 +26,7 @@ from tui_eval.outputs import check_outputs, output_path
 from tui_eval.records import BlockStarted, EpisodeFinished, Event, PathFailed, PathNotice, StateChanged
 from tui_eval.views.format import workers_line
 
-from . import log_lock, registry
+from . import log_lock, run_registry
 from .control import ChannelServer, ControlServer
 
 VERDICT_EVERY_S = 5.0  # how often a live run writes its current verdict for `tui-eval ls`
@@ -48,7 +48,7 @@ class RunOwner:
         if not resuming:  # the run exists (and is listed) from now on, even if loading fails
             RunMeta(spec=spec.to_json(), checkpoint=spec.checkpoint, status=RunStatus.LOADING,
                     started_at=time.time(), pid=os.getpid()).write(RunLog(self.log_path))
-        registry.register(self.log_path)
+        run_registry.register(self.log_path)
         self.control: ChannelServer | None = None
         self.engine: Engine | None = None
         self.restore_from: tuple[list, list] | None = None  # (blocks, records) when resuming

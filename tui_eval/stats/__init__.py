@@ -34,7 +34,7 @@ from .intervals import (
     wilson_interval,
 )
 from .path import PathStats, ReturnBounds, ReturnsSnapshot
-from .run import RunStats
+from .run_statistics import RunStats
 from .running import RunningMoments, welford
 from .sequences import (
     PrPlEB,

@@ -30,9 +30,9 @@ from tui_eval.stats import ComparisonSummary
 from tui_eval.views.snapshot import RunSource
 
 from . import messages as msg
-from .actions import RunScreen
 from .frame_renderers import FrameOptions
 from .inbox import Inbox
+from .key_actions import RunScreen
 from .run_view import LOG_ROWS
 from .source import FACT_KEYS, LiveSource, LogSource
 from .widgets import StatusLine

@@ -21,7 +21,7 @@ from tui_eval.log.store import RunLog
 from tui_eval.runtime.app_process import finish_live
 from tui_eval.session import plan_run
 from tui_eval.ui.app import EXIT_BAD_INPUT, EvalApp
-from tui_eval.ui.export import export_paths
+from tui_eval.ui.records_export import export_paths
 from tui_eval.ui.widgets import (
     ComparisonTable,
     EpisodeLog,

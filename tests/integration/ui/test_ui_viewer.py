@@ -6,7 +6,7 @@ import json
 
 from tests.support.ui import append, plain, synthetic_log, wait_for
 from tui_eval.ui.app import EvalApp
-from tui_eval.ui.export import export_paths
+from tui_eval.ui.records_export import export_paths
 from tui_eval.ui.widgets import ComparisonTable, EpisodeLog, RunHeader, Sparklines, StatusLine, VerdictBar
 
 

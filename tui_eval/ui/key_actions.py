@@ -12,9 +12,9 @@ from tui_eval.outputs import stderr_path
 from tui_eval.views.snapshot import RunSource
 
 from . import messages as msg
-from .export import export_paths, export_run
 from .frame_actions import record_argv, run_recording
 from .frames_screen import FramesScreen
+from .records_export import export_paths, export_run
 from .run_view import RunView
 from .widgets import (
     EpisodeLog,
