@@ -37,6 +37,7 @@ def test_an_evaluation_is_the_clis_summary(demo, tmp_path):
     summary = json.loads(out.read_text())
     assert _episodes(result.to_json()) == _episodes(summary) and len(summary["episodes"]) == 12
     assert result.verdict == summary["comparison"]["verdict"] and result.same_policy is True
+    assert result.comparison["identical_pairs"] == 6
     assert set(result.paths) == {"runner", "jit"} and result.paths["jit"].episodes == 6
     assert result.paths["jit"].mean == pytest.approx(summary["paths"]["jit"]["mean"])
 
@@ -53,17 +54,6 @@ def test_a_bad_keyword_value_is_the_clis_one_line_and_an_unknown_keyword_a_type_
     assert not (tmp_path / "a.sqlite").exists() and not (tmp_path / "b.sqlite").exists()  # no run log left
 
 
-def test_the_same_policy_assertion_fails_on_an_export_that_lost_its_normalizer(demo, tmp_path):
-    faithful = api.assert_same_policy(demo, episodes=4, num_envs=2, log=tmp_path / "ok.sqlite")
-    assert faithful.comparison["identical_pairs"] == 4
-    planted = faulty_export(demo.parent, tmp_path / "planted", without_normalizer)
-    with pytest.raises(AssertionError, match="runner and jit are not the same policy"):
-        api.assert_same_policy(planted, episodes=4, num_envs=2, log=tmp_path / "bad.sqlite")
-    doctor = api.diagnose(planted, episodes=2, num_envs=2)
-    assert doctor.causes and "normalizer" in doctor.causes[0]
-    assert doctor.text.splitlines()[1] == f"1. {doctor.causes[0]}"  # the text the CLI prints
-
-
 def test_a_sweep_names_the_best_checkpoint(demo, tmp_path):
     run = tmp_path / "run"
     rsl_run(run, demo.parent)
@@ -73,8 +63,11 @@ def test_a_sweep_names_the_best_checkpoint(demo, tmp_path):
     assert result.exit_code == 3  # --fail-if-not-best: another checkpoint was shown better than model_39.pt
 
 
-def test_the_docs_pytest_recipe_runs_and_fails_on_a_changed_export(demo, tmp_path):
-    """The recipe in docs/api.md, executed as written, with the checkpoint swapped for the bundled demo's."""
+def test_the_docs_pytest_recipe_passes_a_faithful_export_fails_one_without_normalizer_and_the_doctor_names_it(
+        demo, tmp_path):
+    """The recipe in docs/api.md, executed as written, with the checkpoint swapped for the bundled demo's: the
+    same-policy assertion passes on the faithful export and fails on one that lost its normalizer, which the
+    doctor then names. (One run per case: each run's cost is its paths' start, not its episodes.)"""
     page = (DOCS / "api.md").read_text()
     recipe = re.search(r"```python\n(# test_export\.py.*?)```", page, re.S)
     assert recipe is not None, "docs/api.md lost its pytest recipe"
@@ -85,5 +78,8 @@ def test_the_docs_pytest_recipe_runs_and_fails_on_a_changed_export(demo, tmp_pat
     namespace["test_the_export_is_the_policy_we_trained"](tmp_path / "faithful")
     planted = faulty_export(demo.parent, tmp_path / "planted", without_normalizer)
     namespace["CHECKPOINT"] = str(planted)
-    with pytest.raises(AssertionError, match="not the same policy"):
+    with pytest.raises(AssertionError, match="runner and jit are not the same policy"):
         namespace["test_the_export_is_the_policy_we_trained"](tmp_path / "planted")
+    doctor = api.diagnose(planted, episodes=2, num_envs=2)
+    assert doctor.causes and "normalizer" in doctor.causes[0]
+    assert doctor.text.splitlines()[1] == f"1. {doctor.causes[0]}"  # the text the CLI prints

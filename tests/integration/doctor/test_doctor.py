@@ -120,18 +120,24 @@ def test_a_value_head_that_differs_is_no_finding_and_is_listed_as_not_acting(tmp
     assert "differing facts" not in d.text()
 
 
-def test_evaluation_time_limit_is_ranked_first(trained, tmp_path):
-    d = diagnose(trained / "eval_time_limit", tmp_path, "--explore", "evaluate=off")
+@pytest.fixture(scope="module")
+def time_limit_diagnosis(trained, tmp_path_factory):
+    """One diagnosis of the 100-step evaluation checkpoint, read by the tests of its ranking and of its inert list."""
+    return diagnose(trained / "eval_time_limit", tmp_path_factory.mktemp("time_limit"), "--explore", "evaluate=off")
+
+
+def test_evaluation_time_limit_is_ranked_first(time_limit_diagnosis):
+    d = time_limit_diagnosis
     top = d.findings[0]
     assert top.cause == "the env's time limit differs between paths"
     assert top.step == 100 and top.stage == "env"
     assert "evaluate: 100; connectors: 200" in top.evidence
 
 
-def test_a_setting_that_changes_no_action_is_listed_as_not_acting_with_its_swap(trained, tmp_path):
+def test_a_setting_that_changes_no_action_is_listed_as_not_acting_with_its_swap(time_limit_diagnosis):
     """The evaluation config clips actions that unsquashing already keeps in bounds: putting either path's
     clip_actions into the other changes no action on the replayed steps, so it is no finding."""
-    d = diagnose(trained / "eval_time_limit", tmp_path, "--explore", "evaluate=off")
+    d = time_limit_diagnosis
     assert d.findings[0].cause == "the env's time limit differs between paths"
     assert not any("clip" in f.cause for f in d.findings) and "clip_actions" not in d.differ
     entry = d.inert["clip_actions"]
