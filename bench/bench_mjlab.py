@@ -1,20 +1,25 @@
-"""Env steps/s of tui-eval's mjlab paths against a bare loop of mjlab's own env and inference policy, 16 worlds.
+"""Env steps/s of tui-eval's mjlab paths against a bare loop of mjlab's own env and inference policy, 16 worlds, each
+path in both placements, measured until each ratio's interval is narrow.
 
-    python bench/bench_mjlab.py [--run RUN_FOLDER] [--task Mjlab-Cartpole-Balance] [--batches 4] [--rounds 3]
+    python bench/bench_mjlab.py [--run RUN_FOLDER] [--task Mjlab-Cartpole-Balance] [--batches 4] [--cpu-time]
+                                [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 240]
 
 The run: `--run` (an mjlab run folder), else a tiny one trained here by mjlab's own `train`
 (tests/support/mjlab_run.py, ~20 s). Episodes last `--episode-s` seconds (cartpole balance ends every episode at
-its time limit, so every variant does the same env steps).
+its time limit, so every contender does the same env steps).
 
 - **bare**: what a user writes with mjlab alone: `ManagerBasedRlEnv` + `RslRlVecEnvWrapper`, the task's runner
   class with the checkpoint loaded, `get_inference_policy()`; per batch `env.seed(S)`, `env.reset()`, then the
   policy and `env.step` until the episodes end. No books kept.
 - **runner**: tui-eval's `runner` path (`MjlabVecEnv`, records with termination and reward terms) on the same
-  batches.
-- **onnx**: tui-eval's `onnx` path: the run's `<run>.onnx` (batch 1: one onnxruntime call per world and step).
+  batches; **onnx**: its `onnx` path, the run's `<run>.onnx` (batch 1: one onnxruntime call per world and step).
+- Placements: a default run hosts `runner` in its own process and starts `onnx` in a process of its own
+  (tui_eval/session.py); both paths are measured in both places (`-process`: in a process of its own).
 
-Ratio: bare time / path time (1.0: tui-eval's bookkeeping costs nothing). Best of `--rounds` interleaved rounds.
-Target: runner >= 0.9; onnx reported.
+Rows, as placed first: runner (run's process) / bare, target >= 0.95, and onnx (its own process) / bare (reported:
+onnxruntime at batch 1 is another policy call); then a path in its own process / the same path in the run's
+process, target >= 0.97. How it measures: bench/common.py (shuffled rounds, a ratio per round, the 95% interval of
+its median, wall and CPU time).
 """
 
 from __future__ import annotations
@@ -23,7 +28,6 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -31,18 +35,34 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 os.environ.setdefault("MJLAB_WARP_QUIET", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from common import (  # noqa: E402
+    Contender,
+    Ratio,
+    bench_options,
+    clocks_of,
+    own_process,
+    path_contender,
+    pin_threads,
+    placement,
+    report,
+    run_measure,
+)
+
+THREADS = pin_threads(paths=2)  # as a run of two paths sets them
 
 import torch  # noqa: E402
-from common import ListFeed  # noqa: E402
 
 from tui_eval.config.spec import RunSpec, SeedBlock  # noqa: E402
+from tui_eval.integrations.rsl_rl import warm_imports  # noqa: E402
 from tui_eval.integrations.rsl_rl.mjlab.kind import MjlabKind  # noqa: E402
 
 WORLDS = 16
 
 
-
-def bare_loop(task: str, checkpoint: Path, episode_s: float, batches: list[int]) -> float:
+def bare_loop(task: str, checkpoint: Path, episode_s: float, batches: list[int]):
+    """run(): mjlab's env and inference policy on the batches, built once."""
     from mjlab.envs import ManagerBasedRlEnv
     from mjlab.rl import MjlabOnPolicyRunner, RslRlVecEnvWrapper
     from mjlab.tasks.registry import load_env_cfg, load_rl_cfg, load_runner_cls
@@ -53,31 +73,49 @@ def bare_loop(task: str, checkpoint: Path, episode_s: float, batches: list[int])
     runner = (load_runner_cls(task) or MjlabOnPolicyRunner)(env, asdict(load_rl_cfg(task)), device="cpu")
     runner.load(str(checkpoint), load_cfg={"actor": True}, strict=True, map_location="cpu")
     policy = runner.get_inference_policy(device="cpu")
-    started = time.perf_counter()
-    with torch.inference_mode():
-        for batch in batches:
-            env.seed(batch)
-            env.reset()
-            obs = env.get_observations()
-            done = torch.zeros(WORLDS, dtype=torch.bool)
-            while not bool(done.all()):
-                obs, _, dones, _ = env.step(policy(obs))
-                done |= dones.bool()
-    took = time.perf_counter() - started
-    env.close()
-    return took
+
+    def run() -> None:
+        with torch.inference_mode():
+            for batch in batches:
+                env.seed(batch)
+                env.reset()
+                obs = env.get_observations()
+                done = torch.zeros(WORLDS, dtype=torch.bool)
+                while not bool(done.all()):
+                    obs, _, dones, _ = env.step(policy(obs))
+                    done |= dones.bool()
+
+    return run
 
 
-def path_loop(run: Path, task: str, name: str, episode_s: float, seeds: list[int]) -> tuple[float, int]:
+def contenders(run: Path, task: str, episode_s: float, seeds: list[int]) -> tuple[list[Contender], RunSpec]:
+    from tui_eval.feed import Heartbeat
+
     spec = RunSpec(checkpoint=str(run), env_id=task, env_config={"episode_length_s": episode_s}, num_envs=WORLDS,
-                   seeds=SeedBlock(seeds[0], seeds[-1] + 1), paths=[name])
-    path = MjlabKind(run, spec).build_path(name, False)
-    records = []
-    started = time.perf_counter()
-    path.run(ListFeed(seeds), records.append)
-    took = time.perf_counter() - started
-    path.close()
-    return took, sum(r.length for r in records)
+                   seeds=SeedBlock(seeds[0], seeds[-1] + 1))
+    kind = MjlabKind(run, spec)
+    heartbeat = Heartbeat()  # a run's feeds carry the engine's; its envs note every step there
+    warm = warm_imports(run) or ("torch", "gymnasium")
+    checkpoint = sorted(run.glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))[-1]
+    built = [path_contender(name, kind.build_path(name, False), seeds, heartbeat) for name in ("runner", "onnx")]
+    built += [path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat)
+              for name in ("runner", "onnx")]
+    steps = built[0].run()  # every contender plays the same episodes: the bare loop's steps are the runner's
+    play = bare_loop(task, checkpoint, episode_s, seeds[::WORLDS])
+    return [Contender("bare", lambda: (play(), steps)[1]), *built], spec
+
+
+def ratios(host: str) -> list[Ratio]:
+    placed = f"as placed by a default run ({host} in the run's process, onnx in its own):"
+    where = "placement: a path in its own process against the same path in the run's process"
+    return [
+        Ratio("runner", "bare", "runner (run's process) / bare", 0.95, placed),
+        Ratio("onnx-process", "bare", "onnx (its own process) / bare", None, placed),
+        Ratio("onnx-process", "onnx", "onnx: its own process / the run's process", 0.97, where),
+        Ratio("runner-process", "runner", "runner: its own process / the run's process", 0.97, where),
+        Ratio("runner-process", "bare", "runner (its own process) / bare", None, "the other placement:"),
+        Ratio("onnx", "bare", "onnx (run's process) / bare", None, "the other placement:"),
+    ]
 
 
 def main() -> None:
@@ -85,32 +123,25 @@ def main() -> None:
     parser.add_argument("--run", type=Path)
     parser.add_argument("--task", default="Mjlab-Cartpole-Balance")
     parser.add_argument("--episode-s", type=float, default=5.0)
-    parser.add_argument("--batches", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--batches", type=int, default=4, help="batches of 16 seeds per round")
+    bench_options(parser, max_rounds=30, budget_s=240.0)
     args = parser.parse_args()
-    torch.set_num_threads(1)
     run = args.run
     if run is None:
         from tests.support.mjlab_run import train, write_onnx
 
         run = train(Path(tempfile.mkdtemp(prefix="bench-mjlab-")))
         write_onnx(run)
-    checkpoint = sorted(run.glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))[-1]
     start = 1_000_000_000
     seeds = list(range(start, start + WORLDS * args.batches))
-    batches = seeds[::WORLDS]
-    best: dict[str, float] = {}
-    steps = 0
-    for _ in range(args.rounds):
-        best["bare"] = min(best.get("bare", float("inf")), bare_loop(args.task, checkpoint, args.episode_s, batches))
-        for name in ("runner", "onnx"):
-            took, steps = path_loop(run, args.task, name, args.episode_s, seeds)
-            best[name] = min(best.get(name, float("inf")), took)
-    print(f"{args.task}, {WORLDS} worlds, {args.batches} batches, {steps} env steps (all worlds), best of "
-          f"{args.rounds} rounds")
-    for name, took in best.items():
-        ratio = best["bare"] / took
-        print(f"  {name:7s} {took:6.2f} s  {steps / took:8.0f} env steps/s  bare/path {ratio:.2f}x")
+    built, spec = contenders(run, args.task, args.episode_s, seeds)
+    host, line = placement(MjlabKind(run, spec), spec)
+    print(f"{args.task}, {WORLDS} worlds, {args.batches} batches per round; {THREADS}\n"
+          f"a default run places its paths: {line}", flush=True)
+    for contender in built:  # warm-up
+        contender.run()
+    wanted = ratios(host)
+    report(run_measure(built, wanted, args), wanted, clocks_of(args))
 
 
 if __name__ == "__main__":

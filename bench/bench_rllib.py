@@ -1,43 +1,53 @@
-"""Throughput of the RLlib paths, as ratios taken in one run (CartPole demo checkpoint by default).
+"""Throughput of the RLlib paths as ratios, measured until each ratio's interval is narrow (CartPole demo by default).
 
-    python bench/bench_rllib.py [--num-envs 8] [--episodes 100] [--rounds 3] [--checkpoint DIR] [--cpu-time]
+    python bench/bench_rllib.py [--num-envs 8] [--episodes 100] [--checkpoint DIR] [--only a,b] [--cpu-time]
+                                [--min-rounds 8] [--max-rounds 40] [--width 0.02] [--budget 360]
 
---cpu-time times each contender by this process's CPU time instead of the wall clock: on a shared, busy
-machine the in-process contenders (bare, connectors, generic, generic-rllib, envrunner) then compare on
-what they cost, not on when the other processes took the cores. Not for evaluate / plain: Ray's own
-processes are left out of it.
+How it measures (bench/common.py): rounds of every contender once, in a new shuffled order each round; a ratio per
+round; rounds until every ratio's 95% interval of its median is within --width of it (or --max-rounds / --budget,
+per phase); wall clock and CPU time (the thread that runs a contender, plus a path's own process and the thread
+here that reads its records; this whole process for those Ray serves); threads as a run of two paths sets them;
+the share of the machine other processes used per round. Two phases: the contenders that need no Ray first, then
+Ray is started (its agents wake up now and then) for evaluate and plain. --cpu-time judges by CPU time (a busy
+machine: wall times then say when others took the cores, CPU times what the contenders cost).
 
-Contenders, all on the same envs count, explore off (discrete actions: greedy = argmax):
-  bare        the same vector env + one RLModule forward per step + argmax, no bookkeeping at all (the
-              deterministic sample of a Dict/Tuple action distribution; for a FrameStackingEnvToModule
+Contenders, all on the same envs count, explore off (discrete actions: greedy = argmax). Every contender but
+`plain`, `evaluate-first-n` and `envrunner` plays the same --episodes seeds each round (the same episodes, the
+same idle tail: an env with no seed left goes idle and the round ends once every env is idle):
+  bare        the same vector env of guarded sub-envs + one RLModule forward per step + argmax, no bookkeeping
+              (the deterministic sample of a Dict/Tuple action distribution; for a FrameStackingEnvToModule
               checkpoint, the last n frames kept in one array)
-  connectors  tui-eval's `connectors` path (stock pipelines fused into batched calls)
+  connectors  tui-eval's `connectors` path (stock pipelines fused into batched calls) in this process, driven as
+              a run drives it (a feed with the engine's heartbeat, the default --step-timeout)
   generic     the same with --generic-connectors: RLlib's episodes and both pipelines called on every step, as
               for a checkpoint with pieces of its own (PrevActionsPrevRewards, MeanStdFilter, ...), RLlib's
               stock pieces among them batched (env-to-module tail, module-to-env pipeline)
   generic-rllib  the same step by step with every piece RLlib's own, none batched (the reference)
   connectors-process, generic-process  `connectors` and `generic` in a process of their own, as a run places
-              every path but one (tui_eval/isolation): seeds and records cross a socket (wall clock only)
+              every path but one (tui_eval/isolation): seeds and records cross a socket
   envrunner   RLlib's own SingleAgentEnvRunner.sample(num_episodes=N, explore=False) on the same module,
               restored connectors and guarded envs: what RLlib's pipelines and episodes cost in RLlib itself
   evaluate    tui-eval's `evaluate` path (Algorithm.evaluate() on a local evaluation EnvRunner), every one of
               the N seeds run to its end (the run's tail: envs idle while the last episodes finish)
-  evaluate-first-n  the same path fed seeds without end and stopped once N episodes finished, the rule
-              plain evaluate() stops by (episodes still running are dropped, as plain drops them). They
-              finish uncounted at the start of the next round (plain resets its envs instead): with few
-              long episodes per round (pixels) this understates the path.
+  evaluate-first-n  the same path fed seeds without end and stopped once N episodes finished, the rule plain
+              evaluate() stops by: episodes still running are dropped and the envs reset at the next round's
+              start, as plain evaluate() resets them at each call
   plain       a plain Algorithm.evaluate() call of the same number of episodes, on the same envs count: it
               stops at the first N episodes to finish, whichever they are (short ones finish first)
+Steps are counted for finished episodes only, for every contender. The as-placed rows come first: a default run
+hosts `evaluate` in its own process and starts `connectors` in a process of its own (tui_eval/session.py), and the
+bench prints the line a run prints. Targets there: connectors >= 0.95x bare, step by step >= 0.75x bare, a path in
+its own process >= 0.97x the same path in the run's process, evaluate >= 0.95x plain (every seed to its end) and
+>= 1.0x plain (first N).
 A recurrent checkpoint (e.g. `python -m tests.support.zoo_connectors DIR lstm`, then `--checkpoint DIR/lstm` from
 the repository root): the bare loop carries the state rows itself, `generic` runs RLlib's state pieces.
 Also `framestack`, `framestack_lstm` (FrameStackingEnvToModule writes the batch before the stock tail) and
 `dict_act` (Dict actions, stock pipelines: step by step) from the same zoo.
-Steps are counted for finished episodes only, for every contender. Targets: evaluate >= 0.9x plain,
-connectors >= 0.9x bare, generic >= 0.6x bare.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 import warnings
@@ -51,27 +61,44 @@ from tui_eval.local_ray import prepare_environment  # noqa: E402
 
 prepare_environment()
 
-from common import ListFeed, interleaved, rllib_bench_options, run_title  # noqa: E402
+from common import (  # noqa: E402
+    Contender,
+    ListFeed,
+    Ratio,
+    bench_options,
+    clocks_of,
+    own_process,
+    path_contender,
+    path_round,
+    pin_threads,
+    placement,
+    report,
+    run_measure,
+)
+
+THREADS = pin_threads(paths=2)  # as a run of two paths sets them
 
 CHECKPOINT = ROOT / "assets" / "ppo_cartpole"
 SEED0 = 1_000_000_000
 
 
 def bare_loop(kind, num_envs: int, episodes: int):
+    """run() -> env steps: the round's seeds played on the vector env by one forward + argmax per step, no books."""
     import numpy as np
     import torch
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from tui_eval.envs.guard import GuardedEnv
+    from tui_eval.envs.guard import IDLE_KEY, GuardedEnv
+    from tui_eval.feed import FeedRelay
     from tui_eval.integrations.rllib.paths.layout import module_dir
 
     module = RLModule.from_checkpoint(str(module_dir(kind.checkpoint, kind.module_id)))
     module.eval()
-    # The same vector env as the paths step (guarded sub-envs seeded from a feed), never idle.
-    feed = ListFeed(range(SEED0, 2**31))
-    env = kind.env.make_vec(num_envs, wrappers=[lambda e: GuardedEnv(e, feed=feed)])
-
+    # The same vector env as the paths step (guarded sub-envs seeded from a feed): the same seeds, so the same
+    # episodes and idle tail (an env with no seed left goes idle; the round ends once all are).
+    relay = FeedRelay()
+    env = kind.env.make_vec(num_envs, wrappers=[lambda e: GuardedEnv(e, feed=relay)])
     stateful = module.is_stateful()
     initial = {k: v.unsqueeze(0).repeat(num_envs, *([1] * v.dim())) for k, v in module.get_initial_state().items()} \
         if stateful else {}
@@ -87,23 +114,24 @@ def bare_loop(kind, num_envs: int, episodes: int):
     act, stack = _greedy_actions(module), _frame_stacker(kind, num_envs)
 
     def run() -> int:
-        obs, _ = env.reset()
-        done_episodes = steps = 0
+        relay.feed = ListFeed(round_seeds(episodes))
+        obs, infos = env.reset()
+        steps = 0
         lengths = np.zeros(num_envs, dtype=int)
         state = {k: v.clone() for k, v in initial.items()}
         obs = stack(obs, lengths == 0)
-        while done_episodes < episodes:
+        while not all(IDLE_KEY in info for info in infos):
             with torch.no_grad():
                 logits, state = forward(obs, state)
-            obs, _, terminated, truncated, _ = env.step(act(logits))
+            obs, _, terminated, truncated, infos = env.step(act(logits))
             obs = stack(obs, lengths < 0)
             for key in state:  # rows whose step was an autoreset start an episode
                 state[key][lengths < 0] = initial[key][lengths < 0]
             lengths += 1
-            for i in np.flatnonzero(terminated | truncated):
+            done = terminated | truncated
+            for i in np.flatnonzero(done):
                 steps += int(lengths[i])
-                done_episodes += 1
-            lengths[terminated | truncated] = -1  # the next step is the autoreset
+            lengths[done] = -1  # the next step is the autoreset
         return steps
 
     return run
@@ -212,18 +240,18 @@ def _count_steps(*, episode, prev_episode_chunks=(), **kwargs) -> None:
     _FINISHED_STEPS.append(len(episode) + sum(len(c) for c in prev_episode_chunks))
 
 
-def path_runner(path, episodes: int):
-    def run() -> int:
-        records = []
-        path.run(ListFeed(range(SEED0, SEED0 + episodes)), records.append)
-        return sum(r.length for r in records)
+def round_seeds(episodes: int) -> range:
+    """The seeds of a round: the same every round and for every contender fed seeds (the same episodes)."""
+    return range(SEED0, SEED0 + episodes)
 
-    return run
+
+def path_runner(path, episodes: int, heartbeat=None):
+    """run() -> env steps of the round's seeds on `path`; `heartbeat`: the engine's, as a run drives the path."""
+    return path_round(path, round_seeds(episodes), heartbeat)
 
 
 class _FirstN:
-    """Seeds without end, from a range of its own; cancelled once `episodes` of them have finished.
-    Episodes a previous round left running finish uncounted (as plain evaluate() drops its unfinished)."""
+    """Seeds without end, from a range of its own; cancelled once `episodes` of them have finished."""
 
     heartbeat = None
     rounds = 0
@@ -246,50 +274,15 @@ class _FirstN:
 
 
 def first_n_runner(path, episodes: int):
+    """The evaluate path under plain evaluate()'s rule: stopped once N episodes finished, the episodes still
+    running dropped; its envs reset at the next round's start, as plain evaluate() resets them at each call."""
     def run() -> int:
+        path.algo.eval_env_runner._needs_initial_reset = True  # RLlib's flag: reset envs and episodes first
         feed = _FirstN(episodes)
         path.run(feed, feed.emit)
         return sum(feed.lengths)
 
     return run
-
-
-def measure(checkpoint: Path, num_envs: int, episodes: int, rounds: int,
-            env_config: dict | None = None, only: set[str] | None = None, cpu_time: bool = False) -> dict[str, float]:
-    from tui_eval.config.spec import RunSpec
-    from tui_eval.integrations.rllib.kind import RllibKind
-    from tui_eval.session import share_cpu_threads
-
-    share_cpu_threads(paths=2)  # as in a run of two paths; the same for every contender
-    spec = dict(checkpoint=str(checkpoint), num_envs=num_envs, env_config=env_config or {})
-    kind = RllibKind(checkpoint, RunSpec(**spec))
-    generic_kind = RllibKind(checkpoint, RunSpec(**spec, kind_options={"generic_connectors": True}))
-    makers = {  # built only when measured
-        "bare": lambda: bare_loop(kind, num_envs, episodes),
-        "connectors": lambda: path_runner(kind.build_path("connectors", explore=False), episodes),
-        "generic": lambda: path_runner(generic_kind.build_path("connectors", explore=False), episodes),
-        "generic-rllib": lambda: path_runner(_rllib_pieces_only(kind, num_envs), episodes),
-        "connectors-process": lambda: path_runner(_in_own_process(spec), episodes),
-        "generic-process": lambda: path_runner(
-            _in_own_process(dict(spec, kind_options={"generic_connectors": True})), episodes),
-        "envrunner": lambda: env_runner_sample(kind, num_envs, episodes),
-        "evaluate": lambda: path_runner(kind.build_path("evaluate", explore=False), episodes),
-        "evaluate-first-n": lambda: first_n_runner(kind.build_path("evaluate", explore=False), episodes),
-        "plain": lambda: plain_evaluate(kind, num_envs, episodes),
-    }
-    contenders = {name: make() for name, make in makers.items() if not only or name in only}
-    path_runner(kind.build_path("connectors", explore=False), num_envs)()  # warm-up
-    return interleaved(contenders, rounds=rounds, clock=time.process_time if cpu_time else time.perf_counter)
-
-
-def _in_own_process(spec: dict):
-    """The connectors path in a process of its own, as a run starts it (one torch thread, as for two paths)."""
-    import os
-
-    from tui_eval.config.spec import RunSpec
-    from tui_eval.isolation.process_path import ProcessPath
-
-    return ProcessPath(RunSpec(**spec), "connectors", False, {"cwd": os.getcwd(), "threads": 1, "keep_apart": []})
 
 
 def _rllib_pieces_only(kind, num_envs: int):
@@ -300,34 +293,115 @@ def _rllib_pieces_only(kind, num_envs: int):
                                rllib_pieces=True)
 
 
-def report(title: str, rates: dict[str, float]) -> None:
-    print(title)
-    for name, rate in rates.items():
-        print(f"  {name:<16} {rate:9.0f} env steps/s")
-    ratios = [
-        ("evaluate", "plain", "evaluate / plain Algorithm.evaluate()", "(target >= 0.9; every seed to its end)"),
-        ("evaluate-first-n", "plain", "evaluate / plain, both stopped at the first N episodes", "(target >= 0.9)"),
-        ("connectors", "bare", "connectors / bare", "(target >= 0.9)"),
-        ("connectors-process", "bare", "connectors in a process of its own / bare", "(target >= 0.9)"),
-        ("generic-process", "bare", "--generic-connectors in a process of its own / bare", "(target >= 0.6)"),
-        ("connectors", "evaluate", "connectors / evaluate", ""),
-        ("generic", "bare", "connectors --generic-connectors / bare", "(target >= 0.6)"),
-        ("generic-rllib", "bare", "step by step, RLlib's pieces only / bare", ""),
-        ("envrunner", "bare", "RLlib's SingleAgentEnvRunner.sample() / bare", "(RLlib's own loop and pipelines)"),
-        ("generic", "envrunner", "connectors --generic-connectors / SingleAgentEnvRunner.sample()", ""),
-        ("generic-rllib", "envrunner", "step by step, RLlib's pieces only / SingleAgentEnvRunner.sample()", ""),
+def with_ray(name: str, run) -> Contender:
+    """A contender whose work Ray's threads in this process share: its CPU is this whole process's."""
+    return Contender(name, run, cpu=time.process_time)
+
+
+PHASES = {  # contenders measured together; Ray is started only for the second phase (its agents add noise)
+    "without Ray": ("bare", "connectors", "connectors-process", "generic", "generic-process", "generic-rllib",
+                    "envrunner"),
+    "with Ray": ("evaluate", "evaluate-first-n", "plain"),
+}
+
+
+def contenders(phase: str, kind, generic_kind, spec: dict, num_envs: int, episodes: int, only) -> list[Contender]:
+    from tui_eval.config.spec import RunSpec
+    from tui_eval.feed import Heartbeat
+    from tui_eval.integrations.rllib import warm_imports
+
+    heartbeat = Heartbeat()  # a run's feeds carry the engine's; its envs note every step there
+    seeds = round_seeds(episodes)
+    warm = warm_imports(kind.checkpoint) or ("torch", "gymnasium")
+
+    def placed(name: str, path) -> Contender:
+        return path_contender(name, path, seeds, heartbeat)
+
+    makers = {  # built only when measured
+        "bare": lambda: Contender("bare", bare_loop(kind, num_envs, episodes)),
+        "connectors": lambda: placed("connectors", kind.build_path("connectors", explore=False)),
+        "generic": lambda: placed("generic", generic_kind.build_path("connectors", explore=False)),
+        "generic-rllib": lambda: placed("generic-rllib", _rllib_pieces_only(kind, num_envs)),
+        "connectors-process": lambda: placed("connectors-process", own_process(RunSpec(**spec), "connectors", warm)),
+        "generic-process": lambda: placed("generic-process", own_process(
+            RunSpec(**spec, kind_options={"generic_connectors": True}), "connectors", warm)),
+        "envrunner": lambda: Contender("envrunner", env_runner_sample(kind, num_envs, episodes)),
+        "evaluate": lambda: with_ray("evaluate", path_round(kind.build_path("evaluate", explore=False), seeds,
+                                                             heartbeat)),
+        "evaluate-first-n": lambda: with_ray("evaluate-first-n", first_n_runner(
+            kind.build_path("evaluate", explore=False), episodes)),
+        "plain": lambda: with_ray("plain", plain_evaluate(kind, num_envs, episodes)),
+    }
+    return [makers[name]() for name in PHASES[phase] if not only or name in only]
+
+
+OTHER = "the other placement, and RLlib's own loop:"
+
+
+def ratios(host: str) -> list[Ratio]:
+    """Every ratio, those of the paths as a default run places them first (`host` runs in the run's process)."""
+    own = "connectors" if host == "evaluate" else "connectors-process"
+    placed = f"as placed by a default run ({host or 'none'} in the run's process, the other path in its own):"
+    return [
+        Ratio(own, "bare", "connectors / bare", 0.95, placed),
+        Ratio(own.replace("connectors", "generic"), "bare", "step by step (--generic-connectors) / bare", 0.75,
+              placed),
+        Ratio("evaluate", "plain", "evaluate / plain Algorithm.evaluate(), every seed to its end", 0.95, placed),
+        Ratio("evaluate-first-n", "plain", "evaluate / plain, both stopped at the first N episodes", 1.0, placed),
+        Ratio("connectors-process", "connectors", "connectors: its own process / the run's process", 0.97,
+              "placement: a path in its own process against the same path in the run's process"),
+        Ratio("generic-process", "generic", "step by step: its own process / the run's process", 0.97,
+              "placement: a path in its own process against the same path in the run's process"),
+        Ratio("connectors", "bare", "connectors in the run's process / bare", None, OTHER),
+        Ratio("generic", "bare", "step by step in the run's process / bare", None, OTHER),
+        Ratio("generic-rllib", "bare", "step by step, RLlib's pieces only / bare", None, OTHER),
+        Ratio("envrunner", "bare", "RLlib's SingleAgentEnvRunner.sample() / bare", None, OTHER),
+        Ratio("generic", "envrunner", "step by step / SingleAgentEnvRunner.sample()", None, OTHER),
     ]
-    for a, b, label, note in ratios:
-        if a in rates and b in rates:
-            print(f"  {label} = {rates[a] / rates[b]:.2f}x  {note}".rstrip())
+
+
+def measure_phases(checkpoint: Path, args, env_config: dict | None = None) -> None:
+    """Build each phase's contenders, warm them up, measure, report."""
+    from tui_eval.config.spec import RunSpec
+    from tui_eval.integrations.rllib.kind import RllibKind
+
+    spec = dict(checkpoint=str(checkpoint), num_envs=args.num_envs, env_config=env_config or {})
+    kind = RllibKind(checkpoint, RunSpec(**spec))
+    generic_kind = RllibKind(checkpoint, RunSpec(**spec, kind_options={"generic_connectors": True}))
+    host, line = placement(kind, RunSpec(checkpoint=str(checkpoint)))
+    wanted = ratios(host)
+    print(f"{checkpoint.name}, {args.num_envs} envs, the same {args.episodes} seeds per round, explore off; {THREADS}"
+          f"\na default run places its paths: {line}", flush=True)
+    for index, phase in enumerate(PHASES):
+        built = contenders(phase, kind, generic_kind, spec, args.num_envs, args.episodes, args.only)
+        if not built:
+            continue
+        for contender in built:  # warm-up: first calls import, compile, fill caches
+            contender.run()
+        print(f"{phase}: {', '.join(c.name for c in built)}", flush=True)
+        measured = run_measure(built, wanted, args, seed=index)
+        report(measured, wanted, clocks_of(args))
+        same_work(measured)
+
+
+def same_work(measured) -> None:
+    """Contenders fed the round's seeds play the same episodes: say so if their steps differ."""
+    fed = {name: {s.steps for s in samples} for name, samples in measured.samples.items()
+           if samples and name not in ("plain", "evaluate-first-n", "envrunner")}
+    if len({steps for seen in fed.values() for steps in seen}) > 1:
+        print(f"  note: contenders fed the same seeds took different env steps: {fed}")
 
 
 def main() -> None:
-    args = rllib_bench_options(__doc__.splitlines()[0], episodes=100, checkpoint=CHECKPOINT,
-                               only_example="evaluate,evaluate-first-n,plain")
-    rates = measure(args.checkpoint.resolve(), args.num_envs, args.episodes, args.rounds, only=args.only,
-                    cpu_time=args.cpu_time)
-    report(run_title(args), rates)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--num-envs", type=int, default=8)
+    parser.add_argument("--episodes", type=int, default=100, help="seeds per round (a default run plays 100)")
+    parser.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
+    parser.add_argument("--only", help="comma-separated contenders, e.g. evaluate,evaluate-first-n,plain")
+    bench_options(parser, budget_s=360.0)
+    args = parser.parse_args()
+    args.only = set(args.only.split(",")) if args.only else None
+    measure_phases(args.checkpoint.resolve(), args)
 
 
 if __name__ == "__main__":

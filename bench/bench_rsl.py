@@ -1,16 +1,22 @@
-"""Env steps/s of the rsl_rl paths `runner` and `jit` against a bare loop, at 64 worlds, on three policies.
+"""Env steps/s of the rsl_rl paths `runner` and `jit` against a bare loop, at 64 worlds, on three policies, each path
+in both placements, measured until each ratio's interval is narrow.
 
-    python bench/bench_rsl.py [--num-envs 64] [--episodes 1024] [--rounds 3] [--only mlp,lstm,pandareach]
+    python bench/bench_rsl.py [--num-envs 64] [--episodes 1024] [--only mlp,lstm,pandareach] [--cpu-time]
+                              [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 90]
 
-Contenders: the bundled PointGoal-v0 demo (MLP), an LSTM actor on PointGoal-v0 (trained for one
-iteration here: its speed, not its skill, is measured) and the bundled PandaReach-v3 demo (PyBullet).
-The bare loop steps the same VecEnv (tui-eval's Gymnasium adapter) through the same seeds with the same
-actor forward (the runner's inference policy, resp. the TorchScript export) and keeps no books: no
-returns, no records; for the recurrent actor it resets the state of the worlds that are done, as rsl_rl's
-play loop does (`policy.reset(dones)`; the export's state rows zeroed). The same seeds give the same
-episodes, so every variant does the same env steps; the ratio is bare time / path time (1.0: the
-path's bookkeeping costs nothing). Best of `--rounds` interleaved rounds, against a noisy machine.
-Target: >= 0.9 for both paths on every policy.
+Policies: the bundled PointGoal-v0 demo (MLP), an LSTM actor on PointGoal-v0 (trained for one iteration here: its
+speed, not its skill, is measured) and the bundled PandaReach-v3 demo (PyBullet). The bare loop steps the same VecEnv
+(tui-eval's Gymnasium adapter) through the same seeds with the same actor forward (the runner's inference policy,
+resp. the TorchScript export) and keeps no books: no returns, no records; for the recurrent actor it resets the state
+of the worlds that are done, as rsl_rl's play loop does (`policy.reset(dones)`; the export's state rows zeroed). The
+same seeds give the same episodes, so every contender does the same env steps.
+
+Placements: a default run hosts `runner` in its own process and starts `jit` in a process of its own
+(tui_eval/session.py); both paths are measured in both places. Contenders per policy: bare-runner, runner,
+runner-process, bare-jit, jit, jit-process. Rows, as placed first: runner (run's process) / bare and jit (its own
+process) / bare, target >= 0.95; then a path in its own process / the same path in the run's process, target >=
+0.97; then the other placement / bare. How it measures: bench/common.py (shuffled rounds, a ratio per round, the
+95% interval of its median, wall and CPU time, --budget seconds per policy at most).
 """
 
 from __future__ import annotations
@@ -21,43 +27,51 @@ import tempfile
 import time
 from pathlib import Path
 
-import torch
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
+sys.path.insert(0, str(ROOT / "bench"))  # bench/common.py, not tests/support/common.py
 
-from common import ListFeed  # noqa: E402
+from common import (  # noqa: E402
+    Contender,
+    ListFeed,
+    Ratio,
+    bench_options,
+    clocks_of,
+    own_process,
+    path_contender,
+    pin_threads,
+    placement,
+    report,
+    run_measure,
+)
+
+THREADS = pin_threads(paths=2)  # as a run of two paths sets them
+
+import torch  # noqa: E402
 
 from tui_eval.config.spec import RunSpec  # noqa: E402
+from tui_eval.integrations.rsl_rl import warm_imports  # noqa: E402
 from tui_eval.integrations.rsl_rl.kind import RslRlKind  # noqa: E402
 
+SEED0 = 3_000_000_000
 
-def bare(env, forward, reset, seeds) -> float:
-    """The same VecEnv and policy forward, no bookkeeping (`reset(dones)`: a recurrent policy's episode starts)."""
-    started = time.perf_counter()
-    obs = env.begin(ListFeed(seeds))
-    with torch.inference_mode():
-        if reset is not None:
-            reset(None)
-        while env.busy:
-            obs, _, dones, _ = env.step(forward(obs))
+
+def bare(env, forward, reset, seeds):
+    """run(): the same VecEnv and policy forward, no bookkeeping (`reset(dones)`: a recurrent policy's episode
+    starts)."""
+    def run() -> None:
+        obs = env.begin(ListFeed(seeds))
+        with torch.inference_mode():
             if reset is not None:
-                reset(dones)
-    env.end()
-    return time.perf_counter() - started
+                reset(None)
+            while env.busy:
+                obs, _, dones, _ = env.step(forward(obs))
+                if reset is not None:
+                    reset(dones)
+        env.end()
 
-
-def path_run(path, seeds) -> tuple[float, int]:
-    steps = 0
-
-    def emit(record):
-        nonlocal steps
-        steps += record.length
-
-    started = time.perf_counter()
-    path.run(ListFeed(seeds), emit)
-    return time.perf_counter() - started, steps
+    return run
 
 
 def bare_policies(runner, jit):
@@ -85,60 +99,86 @@ def lstm_checkpoint(folder: Path) -> Path:
     return train(folder, recurrent_cfg("lstm", hidden=64), "PointGoal-v0", iterations=1, num_envs=8)
 
 
-def contender(name: str, folder: Path, num_envs: int) -> tuple[RslRlKind, str]:
+def policy_spec(name: str, folder: Path, num_envs: int) -> tuple[Path, RunSpec, str]:
     if name == "mlp":
         checkpoint = sorted((ROOT / "assets" / "rsl_pointgoal").glob("model_*.pt"))[-1]
-        return RslRlKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs)), "MLP, PointGoal-v0"
+        return checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs), "MLP, PointGoal-v0"
     if name == "lstm":
         checkpoint = lstm_checkpoint(folder)
         spec = RunSpec(checkpoint=str(checkpoint), num_envs=num_envs, env_id="PointGoal-v0")
-        return RslRlKind(checkpoint, spec), "LSTM 64, PointGoal-v0"
+        return checkpoint, spec, "LSTM 64, PointGoal-v0"
     checkpoint = sorted((ROOT / "assets" / "rsl_pandareach").glob("model_*.pt"))[-1]
-    return RslRlKind(checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs)), "MLP, PandaReach-v3"
+    return checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs), "MLP, PandaReach-v3"
 
 
-def measure(kind: RslRlKind, episodes: int, rounds: int) -> tuple[dict[str, float], int]:
-    runner = kind.build_path("runner", False)
-    jit = kind.build_path("jit", False)
-    forwards = bare_policies(runner, jit)
-    seeds = range(3_000_000_000, 3_000_000_000 + episodes)
-    path_run(runner, seeds[:128]), path_run(jit, seeds[:128])  # warm up
-    best = {key: float("inf") for key in ("bare runner", "runner", "bare jit", "jit")}
-    steps = 0
-    for _ in range(rounds):
-        for name, path in (("runner", runner), ("jit", jit)):
-            best[f"bare {name}"] = min(best[f"bare {name}"], bare(path.env, *forwards[name], seeds))
-            seconds, steps = path_run(path, seeds)
-            best[name] = min(best[name], seconds)
-    runner.close()
-    jit.close()
-    return best, steps
+def contenders(checkpoint: Path, spec: RunSpec, episodes: int) -> list[Contender]:
+    """bare-runner, runner, runner-process, bare-jit, jit, jit-process on the same seeds."""
+    from tui_eval.feed import Heartbeat
+
+    kind = RslRlKind(checkpoint, spec)
+    seeds = range(SEED0, SEED0 + episodes)
+    heartbeat = Heartbeat()  # a run's feeds carry the engine's; its envs note every step there
+    warm = warm_imports(checkpoint) or ("torch", "gymnasium")
+    paths = {name: kind.build_path(name, False) for name in ("runner", "jit")}
+    forwards = bare_policies(paths["runner"], paths["jit"])
+    built = []
+    for name, path in paths.items():
+        built.append(Contender(f"bare-{name}", counted(bare(path.env, *forwards[name], seeds), path, seeds)))
+        built.append(path_contender(name, path, seeds, heartbeat))
+        built.append(path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat))
+    return built
+
+
+def counted(run_bare, path, seeds):
+    """The bare loop's env steps: those the same seeds take on the path (the same episodes), counted once."""
+    steps: list[int] = []
+
+    def run() -> int:
+        run_bare()
+        if not steps:
+            records: list = []
+            path.run(ListFeed(seeds), records.append)
+            steps.append(sum(r.length for r in records))
+        return steps[0]
+
+    return run
+
+
+def ratios(host: str) -> list[Ratio]:
+    export = "jit"
+    placed = f"as placed by a default run ({host} in the run's process, {export} in its own):"
+    where = "placement: a path in its own process against the same path in the run's process"
+    other = "the other placement:"
+    return [
+        Ratio("runner", "bare-runner", "runner (run's process) / bare", 0.95, placed),
+        Ratio("jit-process", "bare-jit", "jit (its own process) / bare", 0.95, placed),
+        Ratio("jit-process", "jit", "jit: its own process / the run's process", 0.97, where),
+        Ratio("runner-process", "runner", "runner: its own process / the run's process", 0.97, where),
+        Ratio("runner-process", "bare-runner", "runner (its own process) / bare", None, other),
+        Ratio("jit", "bare-jit", "jit (run's process) / bare", None, other),
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--num-envs", type=int, default=64)
-    parser.add_argument("--episodes", type=int, default=1024)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--episodes", type=int, default=1024, help="seeds per round")
     parser.add_argument("--only", default="mlp,lstm,pandareach")
+    bench_options(parser, max_rounds=30, budget_s=90.0)
     args = parser.parse_args()
-
-    from tui_eval.session import share_cpu_threads
-
-    share_cpu_threads(paths=2)  # as in a run of two paths; the same for every contender
-    print(f"{args.num_envs} worlds, {args.episodes} episodes per variant, best of {args.rounds}, "
-          f"torch threads {torch.get_num_threads()}")
+    print(f"{args.num_envs} worlds, the same {args.episodes} seeds per round; {THREADS}", flush=True)
     with tempfile.TemporaryDirectory() as folder:
-        for name in args.only.split(","):
-            kind, label = contender(name, Path(folder) / name, args.num_envs)
-            best, steps = measure(kind, args.episodes, args.rounds)
-            print(f"{label}: {steps} env steps per variant")
-            for key, seconds in best.items():
-                print(f"  {key:<12} {steps / seconds:10,.0f} env steps/s")
-            for path in ("runner", "jit"):
-                ratio = best[f"bare {path}"] / best[path]
-                print(f"  {path:<6} / bare loop: {ratio:.2f}x  {'ok' if ratio >= 0.9 else 'BELOW the 0.9x target'}",
-                      flush=True)
+        for index, name in enumerate(args.only.split(",")):
+            checkpoint, spec, label = policy_spec(name, Path(folder) / name, args.num_envs)
+            host, line = placement(RslRlKind(checkpoint, spec), spec)
+            print(f"{label}; a default run places its paths: {line}", flush=True)
+            built = contenders(checkpoint, spec, args.episodes)
+            for contender in built:  # warm-up: first calls compile and fill caches
+                contender.run()
+            wanted = ratios(host)
+            started = time.perf_counter()
+            report(run_measure(built, wanted, args, seed=index), wanted, clocks_of(args))
+            print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":

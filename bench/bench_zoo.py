@@ -1,12 +1,13 @@
-"""Throughput of the RLlib paths on other algorithms' checkpoints, as ratios taken in one run:
+"""Throughput of the RLlib paths on other algorithms' checkpoints, as ratios measured until narrow:
 
-    python bench/bench_zoo.py [--algorithm sac] [--num-envs 8] [--episodes 32] [--rounds 3] [--checkpoint DIR]
-                              [--cpu-time]
+    python bench/bench_zoo.py [--algorithm sac] [--num-envs 8] [--episodes 32] [--checkpoint DIR] [--cpu-time]
+                              [--min-rounds 8] [--max-rounds 40] [--width 0.02] [--budget 240]
 
 Without --checkpoint, the algorithm's tiny zoo checkpoint (tests/support/zoo_checkpoints.py, one training iteration)
 is trained first. Contenders as in bench_rllib.py (explore off), less `bare` (its argmax suits discrete
-actions only): connectors, generic (--generic-connectors), evaluate, and a plain Algorithm.evaluate() of the
-same number of episodes on the same envs count.
+actions only): connectors, generic (--generic-connectors), envrunner, evaluate (also first-N), and a plain
+Algorithm.evaluate() of the same number of episodes on the same envs count; measured as bench_rllib.py
+measures (bench/common.py).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_rllib import measure, report  # noqa: E402
+from bench_rllib import measure_phases  # noqa: E402
+from common import bench_options  # noqa: E402
 
-CONTENDERS = {"connectors", "generic", "evaluate", "envrunner", "plain"}
+CONTENDERS = {"connectors", "generic", "envrunner", "evaluate", "evaluate-first-n", "plain"}
 
 
 def zoo_checkpoint(algorithm: str, out: Path) -> Path:
@@ -36,21 +38,15 @@ def main() -> None:
     parser.add_argument("--algorithm", default="sac", help="a zoo checkpoint: ppo, appo, impala, dqn, sac")
     parser.add_argument("--num-envs", type=int, default=8)
     parser.add_argument("--episodes", type=int, default=32)
-    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--checkpoint", type=Path)
-    parser.add_argument("--cpu-time", action="store_true", help="time by this process's CPU time (bench_rllib.py)")
+    bench_options(parser, budget_s=240.0)
     args = parser.parse_args()
+    args.only = CONTENDERS
+    label = f"checkpoint {args.checkpoint.name}" if args.checkpoint else f"{args.algorithm} (zoo checkpoint)"
+    print(label)
     with tempfile.TemporaryDirectory(prefix="bench-zoo-") as tmp:
         checkpoint = (args.checkpoint or zoo_checkpoint(args.algorithm, Path(tmp))).resolve()
-        rates = measure(checkpoint, args.num_envs, args.episodes, args.rounds, only=CONTENDERS, cpu_time=args.cpu_time)
-    label = f"checkpoint {checkpoint.name}" if args.checkpoint else f"{args.algorithm} (zoo checkpoint)"
-    report(f"{label}, {args.num_envs} envs, {args.episodes} episodes per round, "
-           f"median of {args.rounds} interleaved rounds, explore off", rates)
-    if "plain" in rates:
-        for name in ("connectors", "generic", "evaluate", "envrunner"):
-            if name in rates:
-                print(f"  {name} / plain Algorithm.evaluate() = {rates[name] / rates['plain']:.2f}x")
-
+        measure_phases(checkpoint, args)
 
 if __name__ == "__main__":
     main()
