@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 
-from tests.support.common import ROOT, cli
+from tests.support.bad_input import in_process
+from tests.support.common import ROOT
 from tests.support.engines import run_to_end
 from tui_eval.views.format import verdict_line
 
@@ -24,10 +25,11 @@ def against(loop: str, *extra: str) -> tuple[str, ...]:
     return ("--path", f"mine={LOOPS}:{loop}", "--paths", "connectors,mine", "--episodes", "20", *extra)
 
 
-def test_a_float64_copy_of_the_policy_reads_same_policy_never_differ_exact(tmp_path):
+def test_a_float64_copy_of_the_policy_reads_same_policy_never_differ_exact(capsys, tmp_path):
     out = tmp_path / "summary.json"
-    proc = cli(PENDULUM, *against("float64_pipelines"), "--headless", "--json", out, "--log", tmp_path / "run.sqlite",
-               timeout=300)
+    # the CLI's entry in this process: what it prints, without a second interpreter's imports
+    proc = in_process(capsys, PENDULUM, *against("float64_pipelines"), "--headless", "--json", out, "--log",
+                      tmp_path / "run.sqlite")
     assert proc.returncode == 0, proc.stderr[-3000:]
     comparison = json.loads(out.read_text())["comparison"]
     assert comparison["differing"] > 0  # the episodes did part: the rounding was amplified
