@@ -13,6 +13,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 
+NODE_CPUS = 2  # per worker node of the cluster tests' cluster: two nodes hold the four actors of 2 paths x 2 workers
+
 
 class StampedCartPole(CartPoleEnv):
     def __init__(self, stamp_file: str = "", **kwargs):

@@ -3,8 +3,6 @@ the module (ray.init costs seconds here); each test's engine kills its own actor
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 from collections import Counter
 
@@ -21,7 +19,7 @@ from tests.support.engines import (
 )
 from tui_eval.cli import build_parser, spec_from_args
 from tui_eval.envs.seeding import PROBE_SEED
-from tui_eval.records import PathFailed, StateChanged
+from tui_eval.records import StateChanged
 from tui_eval.session import start_engine
 
 
@@ -40,104 +38,14 @@ def _once_each(records, path: str, seeds: range) -> None:
     assert set(counts.values()) == {1}, f"{path}: a seed recorded twice: {counts.most_common(3)}"
 
 
-def test_two_workers_run_every_seed_once_with_the_returns_of_one_process(tmp_path):
-    args = ("--paths", "connectors", "--seeds", "0:24", "--num-envs", "4")
-    _, alone = run_to_end(CARTPOLE, *args, log=tmp_path / "one.sqlite")
-    engine = start_engine(plan_for(CARTPOLE, *args, "--workers", "2", log=tmp_path / "two.sqlite"))
-    path = engine.paths["connectors"]
-    assert len(path.placement) == 2 and all(" pid " in where for where in path.placement)
-    # the actors run this checkout's code, not another installed copy
-    assert all(slot.info["package"].startswith(str(ROOT)) for slot in path._slots)
-    # a frame view says why the workers' envs show nothing, rather than waiting for frames that never come
-    assert "Ray workers" in (engine.frames.view(["connectors"]).panes[0].problem or "")
-    engine.start()
-    try:
-        assert engine.wait(120)
-    finally:
-        engine.close()
-    records = engine.log.records()
-    _once_each(records, "connectors", range(24))
-    assert by_seed(records, "connectors") == by_seed(alone, "connectors")
-
-
-def test_a_killed_worker_is_replaced_and_its_seeds_run_again_exactly_once(tmp_path):
-    engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--seeds", "0:40", "--num-envs", "2",
-                                   "--workers", "2", log=tmp_path / "run.sqlite"))
-    failures: list[PathFailed] = []
-    engine.subscribe(lambda e: failures.append(e) if isinstance(e, PathFailed) else None)
-    victim = engine.paths["connectors"]._slots[0].info["pid"]
-    import ray
-
-    # the pid as Ray's own state knows it (the GCS actor table), not only as the actor said
-    alive = {a["Pid"] for a in ray._private.state.actors().values() if a["State"] == "ALIVE"}
-    assert victim in alive
-    engine.start()
-    try:
-        wait_until(lambda: engine.log.count() >= 3, timeout=60)
-        os.kill(victim, signal.SIGKILL)
-        assert engine.wait(180)
-    finally:
-        engine.close()
-    _once_each(engine.log.records(), "connectors", range(40))
-    assert len(failures) == 1 and not failures[0].gave_up and "died" in failures[0].message
-    assert str(victim) in failures[0].message
-
-
-def test_no_episode_starts_once_the_pause_is_shown(tmp_path):
-    stamps = tmp_path / "resets.txt"
-    engine = start_engine(plan_for(
-        CARTPOLE, "--paths", "connectors", "--seeds", "0:", "--num-envs", "2", "--workers", "2",
-        "--env", "tests.support.cluster_envs:StampedCartPole-v1", "--env-config", f'{{"stamp_file": "{stamps}"}}',
-        log=tmp_path / "run.sqlite"))
-    engine.episodes = None  # as the live app: until stopped
-    shown: list[float] = []
-    engine.subscribe(lambda e: shown.append(time.time()) if e == StateChanged("paused") else None)
-    engine.start()
-    try:
-        wait_until(lambda: engine.log.count() >= 4, timeout=60)
-        engine.pause()
-        # the paused state is shown by the time pause returns, not once the episodes in flight finish (its
-        # latency, target 0.1 s, is measured by bench/bench_ui.py)
-        assert len(shown) == 1
-        wait_until(lambda: not engine.in_flight(), timeout=90)  # episodes in flight finish and are recorded
-        time.sleep(1.0)
-        settled = engine.log.count()
-        resets = [tuple(map(float, line.split())) for line in stamps.read_text().splitlines()]
-        late = [seed for seed, at in resets if at > shown[0]]
-        assert not late, f"episodes started after the pause was shown: seeds {late}"
-        recorded = {r.seed for r in engine.log.records()}
-        started_by_the_run = {int(seed) for seed, _ in resets} - {PROBE_SEED, PROBE_SEED + 1}  # less the probe's
-        assert recorded == started_by_the_run  # every started episode was recorded
-        time.sleep(0.5)
-        assert engine.log.count() == settled
-        engine.resume()
-        wait_until(lambda: engine.log.count() >= settled + 2, timeout=60)
-    finally:
-        engine.stop()
-        engine.wait(60)
-        engine.close()
-    seeds = sorted(r.seed for r in engine.log.records())
-    assert len(seeds) == len(set(seeds))
-
-
-def test_resample_and_explore_on_reach_the_path_on_its_ray_workers(tmp_path):
-    engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--seeds", "0:", "--num-envs", "2",
-                                   "--workers", "2", log=tmp_path / "run.sqlite"))
-    engine.episodes = None  # as the live app: until stopped
-    try:
-        engine.start()
-        result = resample_then_explore(engine)
-    finally:
-        engine.stop()
-        engine.close()
-    assert_resampled_and_explored(result)
-
-
-def test_evaluate_on_two_evaluation_runners_matches_connectors_exactly(tmp_path, monkeypatch):
+def test_two_workers_per_path_run_every_seed_once_with_the_returns_of_one_process(tmp_path, monkeypatch):
+    """Both paths spread over Ray (connectors in two PathWorkers, evaluate on two remote evaluation runners):
+    every seed once per path, the returns of the connectors path run in this process alone."""
     from ray.util import list_named_actors
 
-    plan = plan_for(CARTPOLE, "--seeds", "0:12", "--explore", "evaluate=off", "--workers", "2", "--num-envs", "2",
-                    log=tmp_path / "run.sqlite")
+    args = ("--seeds", "0:12", "--num-envs", "2")
+    _, alone = run_to_end(CARTPOLE, "--paths", "connectors", *args, log=tmp_path / "one.sqlite")
+    plan = plan_for(CARTPOLE, *args, "--explore", "evaluate=off", "--workers", "2", log=tmp_path / "run.sqlite")
     # the connectors actors are spawned first and load while this process builds the evaluate path
     workers_when_built: dict[str, list[str]] = {}
     build_here = plan.kind.build_path
@@ -151,12 +59,63 @@ def test_evaluate_on_two_evaluation_runners_matches_connectors_exactly(tmp_path,
     engine = start_engine(plan, on_loaded=lambda name, seconds: loaded.append(name))
     assert list(workers_when_built) == ["evaluate"] and len(workers_when_built["evaluate"]) == 2, workers_when_built
     assert loaded == ["evaluate", "connectors"] and list(engine.paths) == plan.paths
-    assert all(" pid " in where for where in engine.paths["connectors"].placement)
+    path = engine.paths["connectors"]
+    assert len(path.placement) == 2 and all(" pid " in where for where in path.placement)
+    # the actors run this checkout's code, not another installed copy
+    assert all(slot.info["package"].startswith(str(ROOT)) for slot in path._slots)
+    # a frame view says why the workers' envs show nothing, rather than waiting for frames that never come
+    assert "Ray workers" in (engine.frames.view(["connectors"]).panes[0].problem or "")
     records = finish(engine)
     assert len(engine.paths["evaluate"].placement) == 2  # two remote evaluation runners
     _once_each(records, "evaluate", range(12))
     _once_each(records, "connectors", range(12))
+    assert by_seed(records, "connectors") == by_seed(alone, "connectors")
     assert by_seed(records, "evaluate") == by_seed(records, "connectors")
+
+
+def test_no_episode_starts_once_the_pause_is_shown_and_resample_and_explore_reach_the_workers(tmp_path):
+    """One open-ended run on two workers (as the live app runs): pause, resume, then the resample and explore
+    controls; each check on the actors of one started path."""
+    stamps = tmp_path / "resets.txt"
+    engine = start_engine(plan_for(
+        CARTPOLE, "--paths", "connectors", "--seeds", "0:", "--num-envs", "2", "--workers", "2",
+        "--env", "tests.support.cluster_envs:StampedCartPole-v1", "--env-config", f'{{"stamp_file": "{stamps}"}}',
+        log=tmp_path / "run.sqlite"))
+    engine.episodes = None  # as the live app: until stopped
+    try:
+        engine.start()
+        _pause_shows_at_once_and_holds(engine, stamps)
+        result = resample_then_explore(engine)
+    finally:
+        engine.stop()
+        engine.wait(60)
+        engine.close()
+    assert_resampled_and_explored(result)  # each block's seeds once, explore only where turned on
+
+
+def _pause_shows_at_once_and_holds(engine, stamps) -> None:
+    """Pause a running engine: no episode starts after the paused state is shown, every started one is
+    recorded, nothing more while paused; then resume it and see it go on."""
+    shown: list[float] = []
+    engine.subscribe(lambda e: shown.append(time.time()) if e == StateChanged("paused") else None)
+    wait_until(lambda: engine.log.count() >= 4, timeout=60)
+    engine.pause()
+    # the paused state is shown by the time pause returns, not once the episodes in flight finish (its
+    # latency, target 0.1 s, is measured by bench/bench_ui.py)
+    assert len(shown) == 1
+    wait_until(lambda: not engine.in_flight(), timeout=90)  # episodes in flight finish and are recorded
+    time.sleep(1.0)
+    settled = engine.log.count()
+    resets = [tuple(map(float, line.split())) for line in stamps.read_text().splitlines()]
+    late = [seed for seed, at in resets if at > shown[0]]
+    assert not late, f"episodes started after the pause was shown: seeds {late}"
+    recorded = {r.seed for r in engine.log.records()}
+    started_by_the_run = {int(seed) for seed, _ in resets} - {PROBE_SEED, PROBE_SEED + 1}  # less the probe's
+    assert recorded == started_by_the_run  # every started episode was recorded
+    time.sleep(0.5)
+    assert engine.log.count() == settled
+    engine.resume()
+    wait_until(lambda: engine.log.count() >= settled + 2, timeout=60)
 
 
 def test_resume_keeps_the_cluster_settings(tmp_path):
@@ -169,12 +128,22 @@ def test_resume_keeps_the_cluster_settings(tmp_path):
 
 
 @pytest.mark.parametrize("args, says", [
-    (["--workers", "0"], "--workers must be 1 or more"),
-    (["--workers", "2", "--ray-address", "127.0.0.1:9"], "cannot reach Ray at 127.0.0.1:9"),
-    (["--workers", "2", "--ray-address", "nonsense"], "--ray-address expects auto, HOST:PORT"),
+    (["--workers", "0"], "--workers must be 1 or more"),  # refused by the parser
+    (["--workers", "2", "--ray-address", "127.0.0.1:9"], "cannot reach Ray at 127.0.0.1:9"),  # by the join check
 ])
 def test_bad_cluster_input_is_one_line_and_exit_2(tmp_path, args, says):
     done = cli(CARTPOLE, "--headless", *args, cwd=tmp_path, timeout=120)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert says in lines[-1] and "Traceback" not in done.stderr
+
+
+def test_an_address_that_is_no_host_port_is_refused_before_any_dialling():
+    """The join check's other refusals reach the user as the one above does (BadInput from the same call);
+    this one is checked at the call, not by a third CLI process that loads the checkpoint first."""
+    from tui_eval.cluster.join_check import check_joinable
+    from tui_eval.errors import BadInput
+
+    for address in ("nonsense", "127.0.0.1:", "ray://:10001"):
+        with pytest.raises(BadInput, match="--ray-address expects auto, HOST:PORT or ray://HOST:PORT"):
+            check_joinable(address)

@@ -1,9 +1,10 @@
 """Every Ray piece of a run can die: a real multi-node cluster on this machine (loopback only), as Ray's own
 fault-tolerance tests build one (`ray.cluster_utils.Cluster`: a head and two worker nodes, few CPUs each).
 
-One cluster serves the module. The head has no CPU, so every actor (PathWorkers, evaluation EnvRunners) runs
-on a worker node and the seed dispenser (no CPU, pinned to the driver's node) on the head. Each case kills
-one piece mid-run and ends with every seed recorded exactly once per path, the run finished, its status true.
+One cluster serves this module and test_join_checks.py (conftest.py). The head has no CPU, so every actor
+(PathWorkers, evaluation EnvRunners) runs on a worker node and the seed dispenser (no CPU, pinned to the
+driver's node) on the head. Each case kills one piece mid-run and ends with every seed recorded exactly once
+per path, the run finished, its status true; the cluster is left as found (a removed node replaced).
 """
 
 from __future__ import annotations
@@ -15,39 +16,11 @@ import sys
 import time
 from collections import Counter
 
-import pytest
-
+from tests.support.cluster_envs import NODE_CPUS
 from tests.support.common import CARTPOLE, ROOT, cli, episodes_in, wait_until
 from tests.support.engines import by_seed, plan_for
 from tui_eval.records import PathFailed, PathNotice
 from tui_eval.session import start_engine
-
-NODE_CPUS = 2  # per worker node: two nodes hold exactly the four actors of two paths x two workers
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    import ray
-    from ray.cluster_utils import Cluster
-
-    from tui_eval.local_ray import stop_ray
-
-    stop_ray()  # a local Ray of an earlier module in this process
-    # the nodes' workers import this checkout and the test envs, as a user's nodes import theirs
-    previous = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), previous]))
-    made = Cluster(initialize_head=True, connect=False, head_node_args={"num_cpus": 0})
-    for _ in range(2):
-        made.add_node(num_cpus=NODE_CPUS)
-    made.wait_for_nodes()
-    ray.init(address=made.address, log_to_driver=False, configure_logging=False)
-    yield made
-    stop_ray()  # keeps Tune's registrations for the modules after this one
-    made.shutdown()
-    if previous is None:
-        os.environ.pop("PYTHONPATH", None)
-    else:
-        os.environ["PYTHONPATH"] = previous
 
 
 def _once_each(records, path: str, seeds: range) -> None:
@@ -86,6 +59,10 @@ def test_a_killed_path_worker_runner_and_seed_dispenser_are_replaced_and_the_ver
     runner = _pid(engine.paths["evaluate"].placement[0])
     pump = engine.paths["evaluate"].pump
     dispenser = pump.pid
+    import ray
+
+    # the pid as Ray's own state knows it (the GCS actor table), not only as the actor said
+    assert worker in {a["Pid"] for a in ray._private.state.actors().values() if a["State"] == "ALIVE"}
 
     def kill_all_three():
         for pid in (worker, runner):
