@@ -1,7 +1,11 @@
 """The paired view (`s`): each seed's return on one path against the other's, drawn in the terminal, on logs of
 real runs of the bundled rsl_rl demo (runner vs its TorchScript export): identical on every seed with both
 deterministic, and differing with the runner sampling; at 80x24 and 120x40. It follows a live run, walks the
-seeds largest difference first, and `enter` opens a seed's episodes as `enter` in the log does."""
+seeds largest difference first, and `enter` opens a seed's episodes as `enter` in the log does.
+
+The runs are --in-process: what is tested is the view of their logs, not where their paths run (paths in processes
+of their own: tests/integration/engine/, tests/integration/rsl_rl/); here a path process of its own would only double
+each run's start (a second torch import)."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from tui_eval.ui.widgets.paired_screen import PairedPlot, PairedScreen
 from tui_eval.views.paired import paired_points
 
 EPISODES = 60
+IN_PROCESS = "--in-process"
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +35,8 @@ def demo_logs(tmp_path_factory) -> dict[str, object]:
     logs = {}
     for case, extra in (("identical", []), ("differ", ["--explore", "runner=on"])):
         log = folder / f"{case}.sqlite"
-        proc = cli("demo", "rsl_rl", "--headless", "--episodes", str(EPISODES), "--log", log, *extra, cwd=folder)
+        proc = cli("demo", "rsl_rl", "--headless", IN_PROCESS, "--episodes", str(EPISODES), "--log", log, *extra,
+                   cwd=folder)
         assert proc.returncode == 0, proc.stderr[-2000:]
         logs[case] = log
     return logs
@@ -83,7 +89,7 @@ async def test_the_paired_view_draws_every_paired_seed_and_walks_the_largest_dif
 
 async def test_the_paired_view_grows_with_a_live_run(tmp_path):
     log = tmp_path / "live.sqlite"
-    proc = cli("demo", "rsl_rl", "--detach", "--episodes", "100000", "--log", log, cwd=tmp_path)
+    proc = cli("demo", "rsl_rl", "--detach", IN_PROCESS, "--episodes", "100000", "--log", log, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     try:
         wait_until(lambda: episodes_in(log) >= 20, timeout=120)
