@@ -6,13 +6,14 @@ process; two paths as threads of one process draw from one stream and may enter 
 path but one runs in a process of its own (the run's process hosts the first path, which shares it with
 nobody; `--in-process` puts every path there, as threads).
 
-Seeds flow as to a Ray worker (cluster/remote_path.py), on one pipe: the child holds at most as many seeds as it
-has envs plus `BLOCK` waiting ones, so a pause leaves little to hand back; records come back as they finish and
-are emitted here, in the process that owns the log. A child that dies (a segfault in a simulator, killed) or
-whose path fails raises from `run`: the engine hands its unfinished seeds out again and loads the path afresh
-(a new process). A step that froze (`--step-timeout`, watched in the child) has its episode recorded invalid and
-the child replaced the same way. Closing ends the child within `CLOSE_S` whatever it is doing, so that `stop`
-stays prompt during loading and on a busy machine.
+Seeds flow as to a Ray worker (cluster/remote_path.py), on one pipe: the child holds at most as many seeds as it has
+envs plus `BLOCK` waiting ones, so a pause leaves little to hand back; records come back as they finish (those that
+finish within a few milliseconds of each other in one message, as tuples: record_wire.py) and are emitted here, in
+the process that owns the log. A child that dies (a segfault in a simulator, killed) or whose path fails raises from
+`run`: the engine hands its unfinished seeds out again and loads the path afresh (a new process). A step that froze
+(`--step-timeout`, watched in the child) has its episode recorded invalid and the child replaced the same way.
+Closing ends the child within `CLOSE_S` whatever it is doing, so that `stop` stays prompt during loading and on a
+busy machine.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from tui_eval.errors import BadInput
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.frames.hub import FrameHub, PathTap
 from tui_eval.isolation.forked import ZygoteGone, close_ends, end_zygote, zygote
+from tui_eval.isolation.record_wire import decode
 from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.records import EpisodeRecord
 
@@ -315,8 +317,8 @@ class ProcessPath(InferencePath):
         if message[0] == "gone":
             self._inbox.put(message)  # every later look sees it too
             raise PathProcessDied(self._death())
-        _, records, error, frozen = message
-        for record in records:
+        _, rows, error, frozen = message
+        for record in decode(rows):
             key = (record.seed, record.block)
             if self._claim(key):  # handed back at a pause and then started anyway: never counted twice
                 emit(record)
