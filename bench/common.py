@@ -72,8 +72,11 @@ def pin_threads(paths: int = 2) -> str:
 
 # -------------------------------------------------------------------------------------------------- clocks
 def process_cpu(pid: int | str = "self") -> float:
-    """CPU seconds a process has used, all its threads (their schedstat: nanoseconds, where /proc/PID/stat counts
-    10 ms ticks); 0 once it is gone."""
+    """CPU seconds a process has used, all its threads; 0 once it is gone. This process: its CPU-time clock (threads
+    that ended included). Another: the sum of its live threads' schedstat (nanoseconds, where /proc/PID/stat counts
+    10 ms ticks; a path process's threads live as long as it does)."""
+    if pid == "self" or pid == os.getpid():
+        return time.process_time()
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
