@@ -21,9 +21,11 @@ EPISODES = 6  # per path
 
 @pytest.fixture(scope="module")
 def finished_log(tmp_path_factory) -> Path:
-    """The log of a real run of the demo checkpoint, finished."""
+    """The log of a real run of the demo checkpoint, finished: its two paths without Ray (connectors, and the same
+    as `vs`), which would only add its start to the run; what is broken here is the log."""
     log = tmp_path_factory.mktemp("finished") / "run.sqlite"
-    proc = cli(CARTPOLE, "--headless", "--episodes", EPISODES, "--seeds", "0:6", "--log", log)
+    proc = cli(CARTPOLE, "--headless", "--vs", CARTPOLE, "--paths", "connectors,vs", "--episodes", EPISODES,
+               "--seeds", "0:6", "--log", log)
     assert proc.returncode == 0, proc.stderr[-2000:]
     with sqlite3.connect(log) as db:  # everything in the file itself: the copies below are of it alone
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
