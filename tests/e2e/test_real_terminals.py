@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from tests.support.common import ROOT, episodes_in, wait_until
+from tests.support.frame_paths import LATE_GATE
 from tests.support.terminals import needs, unavailable
 from tests.support.x_screen import (
     CONVERT,
@@ -38,7 +39,9 @@ from tests.support.x_screen import (
 )
 
 needs_x = needs("Xvfb", "xterm", "xwd", "xdotool", str(CONVERT))
-SEEDS, LAST_SEED = "7:12", 11
+# the last seed is shown, the one before after `[`; the first may end before the frame panel asks for frames
+SEEDS, LAST_SEED = "9:12", 11
+LAST_TWO = "10:12"  # where the last seed alone is looked at
 FRAME_PATHS = ROOT / "tests/support/frame_paths.py"
 NOOP = f"noop={FRAME_PATHS}:do_nothing"
 PROBE = ("import json, os, sys; from tui_eval.ui.frame_renderers import choose; o = choose(None, True, None); "
@@ -75,7 +78,8 @@ def display(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def frames() -> dict[int, tuple[np.ndarray, int]]:
-    """Each seed of the runs here: LunarLander's own last frame doing nothing, and its step."""
+    """Each seed of the runs here and a few more (the screen must look unlike all of them but the one shown):
+    LunarLander's own last frame doing nothing, and its step."""
     return {seed: do_nothing_last_frame(seed) for seed in range(7, 12)}
 
 
@@ -96,7 +100,7 @@ def _probe(kind: str, display: str, tmp_path: Path) -> dict:
         term.kill()
 
 
-def _run_frames(kind: str, display: str, tmp_path: Path, *options: str, episodes: int = 5, seeds: str = SEEDS,
+def _run_frames(kind: str, display: str, tmp_path: Path, *options: str, episodes: int = 3, seeds: str = SEEDS,
                 record: Path | None = None) -> tuple[subprocess.Popen, Path]:
     """The LunarLander demo with the frame panel open, on `seeds` with the do-nothing path (or `options`'
     paths); returns once `episodes` are logged."""
@@ -150,7 +154,7 @@ def test_xterm_with_sixel_draws_the_envs_own_frame_of_the_seed_shown_and_nothing
 def test_xterm_with_half_blocks_draws_the_envs_own_frame_in_256_colours(display, tmp_path, frames):
     """The renderer asked for (--frames-renderer halfblock): two pixels a cell, colours from xterm's 256."""
     term, log = _run_frames("xterm", display, tmp_path, "--path", NOOP, "--paths", "noop", "--frames-renderer",
-                          "halfblock")
+                          "halfblock", episodes=2, seeds=LAST_TWO)
     try:
         look(display, tmp_path, _seed(frames, LAST_SEED, " in half blocks", lander=False))
     finally:
@@ -191,9 +195,13 @@ def _alone(matches: Callable[[np.ndarray], str | None], reference: np.ndarray) -
 
 
 @needs_x
-def test_a_pane_waiting_for_its_path_shows_no_picture_beside_the_other_paths_frame(display, tmp_path, frames):
-    """Two paths; the second's env resets late with the first seed (tests/support/frame_paths.py): meanwhile the
-    first pane shows the first path's frame of the newest seed and the second pane nothing; then both the same."""
+def test_a_pane_waiting_for_its_path_shows_no_picture_beside_the_other_paths_frame(display, tmp_path, frames,
+                                                                                      monkeypatch):
+    """Two paths; the second's env resets late with the first seed (tests/support/frame_paths.py), until this test
+    has seen its pane: meanwhile the first pane shows the first path's frame of the newest seed and the second pane
+    nothing; then both the same."""
+    gate = tmp_path / "late-path-may-go"
+    monkeypatch.setenv(LATE_GATE, str(gate))  # the terminal's app, and its path processes, inherit it
     late = f"late={FRAME_PATHS}:do_nothing_late"
     options = ("--import", str(FRAME_PATHS), "--env", "LunarLanderLateFirstSeed-v0", "--path", NOOP, "--path", late,
                "--paths", "noop,late")
@@ -210,7 +218,8 @@ def test_a_pane_waiting_for_its_path_shows_no_picture_beside_the_other_paths_fra
             wrong = first(screen[:, :middle])
             return wrong or (None if has_no_picture(screen[:, middle:]) else "a picture in the waiting pane")
 
-        look(display, tmp_path, one_pane, timeout=15)
+        look(display, tmp_path, one_pane)
+        gate.touch()
         wait_until(lambda: episodes_in(log) >= 4, timeout=120)
         look(display, tmp_path, lambda screen: first(screen[:, :middle]) or
              _seed(frames, 8, " in the second pane")(screen[:, middle:]))
@@ -232,7 +241,7 @@ def test_kitty_without_unicode_placeholders_draws_the_frame_in_half_blocks_and_n
         assert probe["renderer"] == "kitty"
         return
     assert probe["renderer"] == "halfblock" and "Unicode placeholders" in probe["why"]
-    term, log = _run_frames("kitty", display, tmp_path)
+    term, log = _run_frames("kitty", display, tmp_path, episodes=2, seeds=LAST_TWO)
     try:  # kitty's window is small: the lander is a few blended cells, not its own colour
         look(display, tmp_path, _seed(frames, LAST_SEED, " in half blocks", lander=False))
     finally:

@@ -33,9 +33,11 @@ def do_nothing_at_full_speed(checkpoint: str, *, explore: bool, device: str) -> 
 
 
 # A path whose env resets late with the run's first seed: until then the other path's pane shows that seed and
-# this path's pane waits (tui-eval run --import this file --env LunarLanderLateFirstSeed-v0).
-LATE_S = 20.0
+# this path's pane waits (tui-eval run --import this file --env LunarLanderLateFirstSeed-v0). It is late until the
+# file named by TUI_EVAL_LATE_GATE exists (a test creates it once it has seen the waiting pane), LATE_S at most.
+LATE_S = 120.0
 _LATE_SEED = "TUI_EVAL_LATE_FIRST_SEED"  # set in the late path's own process by its factory
+LATE_GATE = "TUI_EVAL_LATE_GATE"
 
 
 class _LateFirstSeed(gym.Wrapper):
@@ -43,7 +45,9 @@ class _LateFirstSeed(gym.Wrapper):
         late = os.environ.get(_LATE_SEED)
         if late is not None and seed == int(late):
             del os.environ[_LATE_SEED]
-            time.sleep(LATE_S)
+            gate, deadline = os.environ.get(LATE_GATE), time.monotonic() + LATE_S
+            while time.monotonic() < deadline and not (gate and os.path.exists(gate)):
+                time.sleep(0.1)
         return self.env.reset(seed=seed, options=options)
 
 
@@ -52,6 +56,6 @@ gym.register("LunarLanderLateFirstSeed-v0",
 
 
 def do_nothing_late(checkpoint: str, *, explore: bool, device: str) -> DoNothing:
-    """Do nothing, in an env whose reset with seed 7 comes LATE_S seconds late."""
+    """Do nothing, in an env whose reset with seed 7 comes late (until TUI_EVAL_LATE_GATE's file exists)."""
     os.environ[_LATE_SEED] = "7"
     return DoNothing()

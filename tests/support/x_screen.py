@@ -141,24 +141,54 @@ def has_no_picture(screen: np.ndarray) -> bool:
 def picture_box(screen: np.ndarray, reference: np.ndarray) -> Box | None:
     """The LunarLander picture on `screen` that looks most like `reference`: the ground gives its width and bottom,
     its height is searched around the reference's aspect. None when there is no ground on the screen."""
-    from PIL import Image
+    return picture_boxes(screen, (reference,))[0]
 
+
+def picture_boxes(screen: np.ndarray, references: tuple[np.ndarray, ...]) -> list[Box | None]:
+    """picture_box for each of `references`, the screen's candidate boxes cut and scaled once for all of them."""
     ground = ground_rows(screen)
     if not ground.any():
-        return None
+        return [None] * len(references)
     bottom = int(np.where(ground)[0].max()) + 1
     left, right = _longest_run((screen[bottom - 1] == 255).all(axis=1))  # the ground's last row
-    target = np.asarray(Image.fromarray(reference).resize(SMALL, Image.Resampling.BOX)).astype(float)
-    aspect = reference.shape[1] / reference.shape[0]
-    best: Box | None = None
-    for height in range(max(8, round((right - left) / aspect) - 30), round((right - left) / aspect) + 31):
+    candidates: dict[float, list[tuple[int, np.ndarray]]] = {}
+    found: list[Box | None] = []
+    for reference in references:
+        aspect = reference.shape[1] / reference.shape[0]
+        if aspect not in candidates:
+            candidates[aspect] = _candidate_boxes(screen, bottom, left, right, aspect)
+        target = _small(reference)
+        best: Box | None = None
+        for top, small in candidates[aspect]:
+            difference = float(np.abs(small - target).mean())
+            if best is None or difference < best.difference:
+                best = Box(top, bottom, left, right, difference)
+        found.append(best)
+    return found
+
+
+def _candidate_boxes(screen: np.ndarray, bottom: int, left: int, right: int,
+                     aspect: float) -> list[tuple[int, np.ndarray]]:
+    """(top, the box scaled to SMALL) for each height within 30 rows of `aspect`'s, the ground at `bottom`. The
+    boxes share their columns: those are scaled once, each box's rows alone then."""
+    from PIL import Image
+
+    guess = round((right - left) / aspect)
+    highest = max(0, bottom - guess - 30)
+    columns = Image.fromarray(screen[highest:bottom, left:right]).resize((SMALL[0], bottom - highest),
+                                                                         Image.Resampling.BOX)
+    boxes = []
+    for height in range(max(8, guess - 30), guess + 31):
         top = max(0, bottom - height)
-        box = screen[top:bottom, left:right]
-        small = np.asarray(Image.fromarray(box).resize(SMALL, Image.Resampling.BOX)).astype(float)
-        difference = float(np.abs(small - target).mean())
-        if best is None or difference < best.difference:
-            best = Box(top, bottom, left, right, difference)
-    return best
+        rows = columns.crop((0, top - highest, SMALL[0], bottom - highest))
+        boxes.append((top, np.asarray(rows.resize(SMALL, Image.Resampling.BOX)).astype(float)))
+    return boxes
+
+
+def _small(picture: np.ndarray) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.fromarray(picture).resize(SMALL, Image.Resampling.BOX)).astype(float)
 
 
 def _longest_run(row: np.ndarray) -> tuple[int, int]:
@@ -191,13 +221,12 @@ def shows(reference: np.ndarray, what: str, tolerance: float = 10, lander: bool 
     not one of 256) the lander drawn where the env drew it."""
 
     def check(screen: np.ndarray) -> str | None:
-        box = picture_box(screen, reference)
+        box, *others = picture_boxes(screen, (reference, *not_like))
         if box is None:
             return f"no picture where {what} should be"
         if box.difference >= tolerance:
             return f"the picture differs from {what} by {box.difference:.1f}/255"
-        for other in not_like:
-            closer = picture_box(screen, other)
+        for closer in others:
             if closer is not None and closer.difference <= box.difference + 2:
                 return f"the picture looks as much like another frame ({closer.difference:.1f}) as {what}"
         picture = box.cut(screen)
