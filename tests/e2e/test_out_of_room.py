@@ -13,6 +13,9 @@ import sys
 from tests.support.common import ROOT, cli
 
 RSL_DEMO = ROOT / "tui_eval" / "demo_checkpoints" / "rsl_pointgoal" / "model_39.pt"  # no Ray: all files are the run's
+# the paths in the run's own process (resume keeps it): the log's writer is what runs out of room, and a path process
+# of its own would only add a second torch import to each of the two runs
+IN_PROCESS = "--in-process"
 EPISODES = 200
 LIMIT_BYTES = 1024 * 1024  # the run's facts and its first episodes fit; not all of its episodes
 
@@ -29,7 +32,8 @@ def episodes_in(log) -> list[tuple]:
 
 def test_a_run_out_of_room_stops_with_one_line_and_resumes(tmp_path):
     log = tmp_path / "run.sqlite"
-    args = [str(RSL_DEMO), "--headless", "--episodes", str(EPISODES), "--seeds", f"0:{EPISODES}", "--log", str(log)]
+    args = [str(RSL_DEMO), "--headless", IN_PROCESS, "--episodes", str(EPISODES), "--seeds", f"0:{EPISODES}",
+            "--log", str(log)]
     proc = subprocess.run([sys.executable, "-m", "tui_eval.cli", *args], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300, preexec_fn=limited_file_size,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
