@@ -42,28 +42,33 @@ def test_an_export_without_the_checkpoints_normalizer_reads_as_such(tmp_path, ch
         "the export's deployment contract states the normalizer otherwise")
 
 
-def test_the_headless_table_shows_the_contract_of_an_export_that_lost_its_normalizer(tmp_path):
-    checkpoint = faulty_export(DEMO, tmp_path / "run", without_normalizer)
-    out = tmp_path / "summary.json"
-    proc = cli(checkpoint, "--headless", "--episodes", "8", "--json", out, "--log", tmp_path / "run.sqlite")
+@pytest.fixture(scope="module")
+def lost_normalizer_run(tmp_path_factory):
+    """One headless run of an export that lost its normalizer: its output, summary and log, for the table's test
+    and the app's (which reads the log back)."""
+    folder = tmp_path_factory.mktemp("lost_normalizer")
+    checkpoint = faulty_export(DEMO, folder / "run", without_normalizer)
+    out, log = folder / "summary.json", folder / "run.sqlite"
+    proc = cli(checkpoint, "--headless", "--episodes", "4", "--json", out, "--log", log)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc, json.loads(out.read_text()), log
+
+
+def test_the_headless_table_shows_the_contract_of_an_export_that_lost_its_normalizer(lost_normalizer_run):
+    proc, summary, _ = lost_normalizer_run
     assert "  ✗ normalizer: the checkpoint normalizes observations and the export holds no such statistics" \
         in proc.stdout
-    assert json.loads(out.read_text())["contract"]["items"][2]["ok"] is False
+    assert summary["contract"]["items"][2]["ok"] is False
 
 
-async def test_the_apps_contract_view_marks_each_item(tmp_path):
+async def test_the_apps_contract_view_marks_each_item(lost_normalizer_run):
     from rich.console import Console
 
     from tests.support.ui import wait_for
     from tui_eval.ui.app import EvalApp
     from tui_eval.ui.widgets.contract_screen import ContractScreen
 
-    checkpoint = faulty_export(DEMO, tmp_path / "run", without_normalizer)
-    log = tmp_path / "run.sqlite"
-    proc = cli(checkpoint, "--headless", "--episodes", "4", "--log", log)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    app = EvalApp(log_path=log)
+    app = EvalApp(log_path=lost_normalizer_run[2])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.summaries.get("jit", {}).get("episodes") == 4, what="the log read")
         await pilot.press("n")
