@@ -47,7 +47,7 @@ def _detached(twins: list[str], log: Path, budget: int, *extra: str) -> int:
     proc = cli("sweep", *twins, "--episodes", str(budget), "--detach", "--log", log, *extra, cwd=log.parent)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"sweep {log.stem} started in the background" in proc.stdout
-    return int(wait_until(lambda: (log_lock.holder(log) or {}).get("pid")))
+    return int(wait_until(lambda: (log_lock.holder(log) or {}).get("pid"), timeout=120))  # slow when busy
 
 
 def _played(log: Path) -> Counter:
@@ -127,29 +127,33 @@ def _as_logged(record, name: str, round_no: int):
     return dataclasses.replace(record, path=name, block=round_no)
 
 
-def test_stop_ends_a_detached_sweep_and_attach_shows_it_live_then_stopped(twins, tmp_path):
-    log = tmp_path / "stopped.sqlite"
+async def test_a_detached_sweep_is_paused_from_its_attached_board_shown_live_and_ended_by_stop(twins, tmp_path):
+    """One detached sweep, as a user meets it: the attached board pauses and resumes it and `q` leaves it
+    running; `attach --headless` shows it live; `tui-eval stop` ends it and `attach` then shows it stopped."""
+    log = tmp_path / "viewed.sqlite"
     _detached(twins, log, 400_000)
     wait_until(lambda: _meta(log).get("sweep_result") is not None, timeout=120)
+    await _board_pauses_resumes_and_leaves_it_running(log)
+    going = episodes_in(log)
+    wait_until(lambda: episodes_in(log) > going + 20, timeout=60)
     live = cli("attach", log.stem, "--headless", "--json", tmp_path / "live.json")
     assert live.returncode == 0 and "(sweep, running)" in live.stdout and "leads; still in the race" in live.stdout
     now = json.loads((tmp_path / "live.json").read_text())
     assert now["outcome"] is None and now["status"] == "running" and now["checkpoints"][0]["episodes"] > 0
     stopped = cli("stop", log.stem)
     assert stopped.returncode == 0 and f"run {log.stem}: stopped" in stopped.stdout
-    out = (tmp_path / "stopped.out.txt").read_text()
+    out = (tmp_path / "viewed.out.txt").read_text()  # written by the time stop returns
     assert "stopped after" in out and "leads, not yet shown best" in out
+    wait_until(lambda: log_lock.holder(log) is None, timeout=60)
+    assert _meta(log)["status"] == "stopped"
     assert cli("attach", log, "--headless").stdout.startswith(f"{log} (sweep, stopped)")
 
 
-async def test_the_attached_leaderboard_pauses_and_resumes_the_sweep_and_q_leaves_it_running(twins, tmp_path):
+async def _board_pauses_resumes_and_leaves_it_running(log: Path) -> None:
     from tui_eval.runtime.sweep_control import poll_log
     from tui_eval.runtime.sweep_live import ChannelControls
     from tui_eval.ui.sweep_app import SweepApp
 
-    log = tmp_path / "viewed.sqlite"
-    _detached(twins, log, 400_000)
-    wait_until(lambda: _meta(log).get("sweep_result") is not None, timeout=120)
     app = SweepApp(f"tui-eval sweep {log.stem}", ChannelControls(log), poll=lambda: poll_log(log))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: "a/" + BEST_RSL in plain(app.query_one("#board")), what="the board")
@@ -162,11 +166,6 @@ async def test_the_attached_leaderboard_pauses_and_resumes_the_sweep_and_q_leave
         await pilot.press("space")
         await wait_for(pilot, lambda: episodes_in(log) > held + 2, what="the sweep going on")
         await pilot.press("q")  # leaves the view; the sweep goes on, as an attached run does
-    going = episodes_in(log)
-    wait_until(lambda: episodes_in(log) > going + 20, timeout=60)
-    assert cli("stop", log).returncode == 0
-    wait_until(lambda: log_lock.holder(log) is None, timeout=60)
-    assert _meta(log)["status"] == "stopped"
 
 
 @needs_tmux
