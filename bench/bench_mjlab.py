@@ -61,8 +61,8 @@ from tui_eval.integrations.rsl_rl.mjlab.kind import MjlabKind  # noqa: E402
 WORLDS = 16
 
 
-def bare_loop(task: str, checkpoint: Path, episode_s: float, batches: list[int]):
-    """run(): mjlab's env and inference policy on the batches, built once."""
+def bare_loop(task: str, checkpoint: Path, episode_s: float):
+    """play(batches): mjlab's env and inference policy (built once) on the batches' seeds."""
     from mjlab.envs import ManagerBasedRlEnv
     from mjlab.rl import MjlabOnPolicyRunner, RslRlVecEnvWrapper
     from mjlab.tasks.registry import load_env_cfg, load_rl_cfg, load_runner_cls
@@ -74,7 +74,7 @@ def bare_loop(task: str, checkpoint: Path, episode_s: float, batches: list[int])
     runner.load(str(checkpoint), load_cfg={"actor": True}, strict=True, map_location="cpu")
     policy = runner.get_inference_policy(device="cpu")
 
-    def run() -> None:
+    def play(batches: list[int]) -> None:
         with torch.inference_mode():
             for batch in batches:
                 env.seed(batch)
@@ -85,7 +85,7 @@ def bare_loop(task: str, checkpoint: Path, episode_s: float, batches: list[int])
                     obs, _, dones, _ = env.step(policy(obs))
                     done |= dones.bool()
 
-    return run
+    return play
 
 
 def contenders(run: Path, task: str, episode_s: float, seeds: list[int]) -> tuple[list[Contender], RunSpec]:
@@ -97,12 +97,14 @@ def contenders(run: Path, task: str, episode_s: float, seeds: list[int]) -> tupl
     heartbeat = Heartbeat()  # a run's feeds carry the engine's; its envs note every step there
     warm = warm_imports(run) or ("torch", "gymnasium")
     checkpoint = sorted(run.glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))[-1]
-    built = [path_contender(name, kind.build_path(name, False), seeds, heartbeat) for name in ("runner", "onnx")]
-    built += [path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat)
+    built = [path_contender(name, kind.build_path(name, False), seeds, heartbeat, warm=WORLDS)
+             for name in ("runner", "onnx")]
+    built += [path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat, warm=WORLDS)
               for name in ("runner", "onnx")]
     steps = built[0].run()  # every contender plays the same episodes: the bare loop's steps are the runner's
-    play = bare_loop(task, checkpoint, episode_s, seeds[::WORLDS])
-    return [Contender("bare", lambda: (play(), steps)[1]), *built], spec
+    play = bare_loop(task, checkpoint, episode_s)
+    batches = seeds[::WORLDS]
+    return [Contender("bare", lambda: (play(batches), steps)[1], warm=lambda: play(batches[:1])), *built], spec
 
 
 def ratios(host: str) -> list[Ratio]:

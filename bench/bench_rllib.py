@@ -5,11 +5,12 @@
 
 How it measures (bench/common.py): rounds of every contender once, in a new shuffled order each round; a ratio per
 round; rounds until every ratio's 95% interval of its median is within --width of it (or --max-rounds / --budget,
-per phase); wall clock and CPU time (the thread that runs a contender, plus a path's own process and the thread
-here that reads its records; this whole process for those Ray serves); threads as a run of two paths sets them;
-the share of the machine other processes used per round. Two phases: the contenders that need no Ray first, then
-Ray is started (its agents wake up now and then) for evaluate and plain. --cpu-time judges by CPU time (a busy
-machine: wall times then say when others took the cores, CPU times what the contenders cost).
+per phase); wall clock and CPU time (the thread that runs a contender, plus a path's own process and the thread here
+that reads its records; this whole process for those Ray serves); threads as a run of two paths sets them; the share
+of the machine other processes used per round; each contender without Ray plays 16 episodes untimed right before
+each timed run (what another contender left in the caches is not its own). Two phases: the contenders that need no
+Ray first, then Ray is started (its agents wake up now and then) for evaluate and plain. --cpu-time judges by CPU
+time (a busy machine: wall times then say when others took the cores, CPU times what the contenders cost).
 
 Contenders, all on the same envs count, explore off (discrete actions: greedy = argmax). Every contender but
 `plain`, `evaluate-first-n` and `envrunner` plays the same --episodes seeds each round (the same episodes, the
@@ -80,10 +81,12 @@ THREADS = pin_threads(paths=2)  # as a run of two paths sets them
 
 CHECKPOINT = ROOT / "assets" / "ppo_cartpole"
 SEED0 = 1_000_000_000
+WARM = 16  # episodes played untimed right before each timed run of a contender that runs without Ray
 
 
-def bare_loop(kind, num_envs: int, episodes: int):
-    """run() -> env steps: the round's seeds played on the vector env by one forward + argmax per step, no books."""
+def bare_loop(kind, num_envs: int):
+    """play(episodes) -> env steps: the round's first `episodes` seeds played on the vector env by one forward +
+    argmax per step, no books."""
     import numpy as np
     import torch
     from ray.rllib.core.columns import Columns
@@ -113,7 +116,7 @@ def bare_loop(kind, num_envs: int, episodes: int):
 
     act, stack = _greedy_actions(module), _frame_stacker(kind, num_envs)
 
-    def run() -> int:
+    def play(episodes: int) -> int:
         relay.feed = ListFeed(round_seeds(episodes))
         obs, infos = env.reset()
         steps = 0
@@ -134,7 +137,7 @@ def bare_loop(kind, num_envs: int, episodes: int):
             lengths[done] = -1  # the next step is the autoreset
         return steps
 
-    return run
+    return play
 
 
 def _greedy_actions(module):
@@ -186,8 +189,9 @@ def _bench_env_creator(env_context):
 _BENCH_ENV: dict = {}
 
 
-def env_runner_sample(kind, num_envs: int, episodes: int):
-    """SingleAgentEnvRunner built from the checkpoint's config, its connectors and module restored."""
+def env_runner_sample(kind, num_envs: int):
+    """play(episodes) -> env steps: SingleAgentEnvRunner built from the checkpoint's config, its connectors and
+    module restored, sampling that many episodes."""
     from ray.rllib.core.rl_module.rl_module import RLModule
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
     from ray.tune.registry import register_env
@@ -203,12 +207,12 @@ def env_runner_sample(kind, num_envs: int, episodes: int):
     runner.module.set_state(RLModule.from_checkpoint(str(module_dir(kind.checkpoint, kind.module_id)))
                             .get_state(inference_only=True))
 
-    def run() -> int:
+    def play(episodes: int) -> int:
         steps = sum(len(e) for e in runner.sample(num_episodes=episodes, explore=False))
         runner.get_metrics()  # as evaluate() reads them after each call (and the runner then lets them go)
         return steps
 
-    return run
+    return play
 
 
 def plain_evaluate(kind, num_envs: int, episodes: int):
@@ -315,17 +319,25 @@ def contenders(phase: str, kind, generic_kind, spec: dict, num_envs: int, episod
     warm = warm_imports(kind.checkpoint) or ("torch", "gymnasium")
 
     def placed(name: str, path) -> Contender:
-        return path_contender(name, path, seeds, heartbeat)
+        return path_contender(name, path, seeds, heartbeat, warm=WARM)
+
+    def bare() -> Contender:
+        play = bare_loop(kind, num_envs)
+        return Contender("bare", lambda: play(episodes), warm=lambda: play(WARM))
+
+    def envrunner() -> Contender:
+        play = env_runner_sample(kind, num_envs)
+        return Contender("envrunner", lambda: play(episodes), warm=lambda: play(WARM))
 
     makers = {  # built only when measured
-        "bare": lambda: Contender("bare", bare_loop(kind, num_envs, episodes)),
+        "bare": bare,
         "connectors": lambda: placed("connectors", kind.build_path("connectors", explore=False)),
         "generic": lambda: placed("generic", generic_kind.build_path("connectors", explore=False)),
         "generic-rllib": lambda: placed("generic-rllib", _rllib_pieces_only(kind, num_envs)),
         "connectors-process": lambda: placed("connectors-process", own_process(RunSpec(**spec), "connectors", warm)),
         "generic-process": lambda: placed("generic-process", own_process(
             RunSpec(**spec, kind_options={"generic_connectors": True}), "connectors", warm)),
-        "envrunner": lambda: Contender("envrunner", env_runner_sample(kind, num_envs, episodes)),
+        "envrunner": envrunner,
         "evaluate": lambda: with_ray("evaluate", path_round(kind.build_path("evaluate", explore=False), seeds,
                                                              heartbeat)),
         "evaluate-first-n": lambda: with_ray("evaluate-first-n", first_n_runner(
@@ -340,7 +352,7 @@ OTHER = "the other placement, and RLlib's own loop:"
 
 def ratios(host: str) -> list[Ratio]:
     """Every ratio, those of the paths as a default run places them first (`host` runs in the run's process)."""
-    own = "connectors" if host == "evaluate" else "connectors-process"
+    own = "connectors-process" if host == "evaluate" else "connectors"
     placed = f"as placed by a default run ({host or 'none'} in the run's process, the other path in its own):"
     return [
         Ratio(own, "bare", "connectors / bare", 0.95, placed),

@@ -55,6 +55,7 @@ from tui_eval.integrations.rsl_rl import warm_imports  # noqa: E402
 from tui_eval.integrations.rsl_rl.kind import RslRlKind  # noqa: E402
 
 SEED0 = 3_000_000_000
+WARM = 128  # seeds played untimed right before each timed run (bench/common.py: warm before timed)
 
 
 def bare(env, forward, reset, seeds):
@@ -123,9 +124,10 @@ def contenders(checkpoint: Path, spec: RunSpec, episodes: int) -> list[Contender
     forwards = bare_policies(paths["runner"], paths["jit"])
     built = []
     for name, path in paths.items():
-        built.append(Contender(f"bare-{name}", counted(bare(path.env, *forwards[name], seeds), path, seeds)))
-        built.append(path_contender(name, path, seeds, heartbeat))
-        built.append(path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat))
+        built.append(Contender(f"bare-{name}", counted(bare(path.env, *forwards[name], seeds), path, seeds),
+                               warm=bare(path.env, *forwards[name], seeds[:WARM])))
+        built.append(path_contender(name, path, seeds, heartbeat, warm=WARM))
+        built.append(path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat, warm=WARM))
     return built
 
 
