@@ -23,10 +23,12 @@ from tui_eval.paths.base import episodes_at_once
 PROCESS_VARIABLE = "TUI_EVAL_PATH_PROCESS"  # set, to the path's name, in a path's own process
 KEY_VARIABLE = "TUI_EVAL_PATH_KEY"  # the socket's key, hex, in the child's environment (read, then dropped)
 PUMP_S = 0.05  # the pump waits this long for a record before it looks at frames
-#: after sending records the pump lets the next ones gather this long: a path that ends episodes by the thousand a
-#: second sends a batch at most a few hundred times a second, not a message per episode that wakes this process's
-#: threads and the run's (rsl_rl's PointGoal demo at 64 worlds, ~1,700 records/s, on a busy 2-core machine: 52-55 µs
-#: of this process's CPU per env step with a message per record, 35-43 µs gathered; 27-30 µs in the run's process)
+#: after sending records the pump lets the next ones gather this long while the path still holds seeds for half its
+#: envs (so that no env waits for the run's next offer): a path that ends episodes by the thousand a second sends a
+#: batch at most a few hundred times a second, not a message per episode that wakes this process's threads and the
+#: run's. rsl_rl's PointGoal demo at 64 worlds (~1,700 records/s), quiet 2-core machine: this process took 36-40 µs
+#: of CPU per env step and ran 23-25k env steps/s with a message per record, 29-30 µs and 33-34k gathered (the same
+#: path in the run's process: 28 µs)
 GATHER_S = 0.005
 FRAMES_S = 0.1  # new frames are sent at most this often
 ACTIVITY_S = 1.0  # what the path is doing, sent this often when it changed (for a run that waits on it)
@@ -86,7 +88,8 @@ def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any])
     path = worker.path
     wire.send(("loaded", {"pid": os.getpid(), "description": path.description,
                           "capacity": episodes_at_once(path), "frames_problem": path.frames_problem}))
-    threading.Thread(target=_pump, args=(wire, worker), name="pump", daemon=True).start()
+    threading.Thread(target=_pump, args=(wire, worker, max(2, episodes_at_once(path) // 2)), name="pump",
+                     daemon=True).start()
     _serve_commands(wire, worker)
 
 
@@ -129,8 +132,9 @@ def _serve_commands(wire: _Wire, worker: Any) -> None:
             return
 
 
-def _pump(wire: _Wire, worker: Any) -> None:
-    """Records (and a failure or a frozen step) as they come; the shown env's new frames a few times a second."""
+def _pump(wire: _Wire, worker: Any, ahead: int) -> None:
+    """Records (and a failure or a frozen step) as they come, gathered while the path holds `ahead` seeds or more;
+    the shown env's new frames a few times a second."""
     from tui_eval.engine.stall import what_it_does
     from tui_eval.isolation.frames_relay import FrameSender
     from tui_eval.isolation.record_wire import encode
@@ -145,7 +149,8 @@ def _pump(wire: _Wire, worker: Any) -> None:
                 wire.send(("records", encode(records), error, frozen))
                 if error is not None or frozen is not None:
                     return
-                time.sleep(GATHER_S)
+                if worker.queued() >= ahead:
+                    time.sleep(GATHER_S)
             now = time.monotonic()
             if now >= next_frames:
                 next_frames = now + FRAMES_S

@@ -125,6 +125,11 @@ class PathWorker:
             records, self._outbox = self._outbox, []
             return records, self._error, self._frozen
 
+    def queued(self) -> int:
+        """Seeds offered and not started yet."""
+        with self._lock:
+            return len(self._queue)
+
     def hold(self) -> list[Seed]:
         """Start nothing more until `release`: the seeds not started yet, handed back. (Calls to a threaded
         actor may run out of order: seeds of an offer that arrives after this wait, queued, for `release`.)"""
