@@ -80,15 +80,15 @@ def test_evaluate_path_pauses_between_episodes_and_runs_every_seed_once(tmp_path
     from tests.support.engines import plan_for
     from tui_eval.session import start_engine
 
-    engine = start_engine(plan_for(CARTPOLE, "--paths", "evaluate", "--episodes", "12", "--num-envs", "4",
-                                   "--seeds", "900:912", "--explore", "evaluate=off", log=tmp_path / "run.sqlite"))
+    engine = start_engine(plan_for(CARTPOLE, "--paths", "evaluate", "--episodes", "24", "--num-envs", "4",
+                                   "--seeds", "900:924", "--explore", "evaluate=off", log=tmp_path / "run.sqlite"))
     try:
         engine.start()
         wait_until(lambda: engine.log.count() >= 2, timeout=120)
         engine.pause()
         wait_until(lambda: not engine.in_flight("evaluate"), timeout=60)
         settled = engine.log.count()
-        assert settled < 12  # paused mid-block: seeds were left to run after resume
+        assert settled < 24
         import time
 
         time.sleep(1.5)
@@ -98,4 +98,4 @@ def test_evaluate_path_pauses_between_episodes_and_runs_every_seed_once(tmp_path
     finally:
         engine.close()
     seeds = sorted(r.seed for r in engine.log.records())
-    assert seeds == list(range(900, 912))
+    assert seeds == list(range(900, 924))
