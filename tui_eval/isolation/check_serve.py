@@ -1,6 +1,6 @@
 """The child's side of the check of a differing seed (tui_eval/isolation/check.py says what it answers and why): build
 the two paths with explore off, replay the seed on each alone, feed each policy the other's observations, replay a few
-more of the first path's seeds for the noise floor, answer in JSON."""
+more of the first path's seeds for the noise floor (with the seed, in one go), answer in JSON."""
 
 from __future__ import annotations
 
@@ -15,24 +15,33 @@ from tui_eval.records import EpisodeRecord
 from tui_eval.stats.exact_proof import CheckRequest
 
 FLOOR_SEEDS = 8  # the first path's seeds replayed alone for the noise floor, at most
-FLOOR_BUDGET_S = 60.0  # and for at most this long (the check's own seed not counted)
+FLOOR_BUDGET_S = 60.0  # a seed the run had not recorded is played twice, unless playing the floor once took this long
 
 
-class _OneSeed:
+class _Seeds:
+    """A feed of given seeds, in order, for a path playing them alone (without the other path)."""
+
     heartbeat = None
     cancelled = False
 
-    def __init__(self, seed: int, block: int):
-        self._left = [(seed, block)]
+    def __init__(self, seeds: list[tuple[int, int]]):
+        self._left = list(reversed(seeds))
 
     def take(self) -> tuple[int, int] | None:
         return self._left.pop() if self._left else None
 
 
 def play_alone(path: InferencePath, seed: int, block: int) -> EpisodeRecord | None:
+    return play_together(path, [(seed, block)]).get((seed, block))
+
+
+def play_together(path: InferencePath, seeds: list[tuple[int, int]]) -> dict[tuple[int, int], EpisodeRecord]:
+    """`seeds` played by one path in one go, as its run plays them (its envs, or a batch of worlds, side by side):
+    a batched simulator steps all its worlds for one seed as for eight, so the floor's seeds cost one batch."""
     records: list[EpisodeRecord] = []
-    path.run(_OneSeed(seed, block), records.append)
-    return records[0] if records else None
+    if seeds:
+        path.run(_Seeds(seeds), records.append)
+    return {(record.seed, record.block): record for record in records}
 
 
 def _result(record: EpisodeRecord | None) -> dict[str, Any] | None:
@@ -47,9 +56,16 @@ def run_check(paths: dict[str, InferencePath], request: CheckRequest) -> dict[st
     from tui_eval.stats.agreement import noise_floor
     from tui_eval.stats.compare import same_result
 
+    floor_seeds = request.floor[:FLOOR_SEEDS]
+    started = time.monotonic()
+    # `a` plays the seed with its floor's seeds in one go (a batch of worlds plays them at the cost of one)
+    first_pass = play_together(paths[request.a], [(request.seed, request.block)] +
+                               [(seed, block) for seed, block, _ in floor_seeds])
+    first_pass_s = time.monotonic() - started
     replays: dict[str, Any] = {}
     for name in (request.a, request.b):
-        again = play_alone(paths[name], request.seed, request.block)
+        again = (first_pass.get((request.seed, request.block)) if name == request.a else
+                 play_alone(paths[name], request.seed, request.block))
         ret, valid, success = request.recorded[name]
         repeated = again is not None and same_result(again.ret, not again.invalid, again.success, ret, valid, success)
         replays[name] = {"record": _result(again), "same": repeated}
@@ -60,25 +76,38 @@ def run_check(paths: dict[str, InferencePath], request: CheckRequest) -> dict[st
     same: list[bool] = []
     if first is not None and first["valid"] and request.recorded[request.a][1]:
         replayed, recorded, same = [first["return"]], [request.recorded[request.a][0]], [replays[request.a]["same"]]
-    started = time.monotonic()
-    for seed, block, in_run in request.floor[:FLOOR_SEEDS]:
-        if time.monotonic() - started > FLOOR_BUDGET_S:
-            notes.append(f"noise floor: stopped after {FLOOR_BUDGET_S:g}s")
-            break
-        if in_run is None:  # a seed the run had not recorded: the first path plays it twice here
-            first_play = play_alone(paths[request.a], seed, block)
-            if first_play is None or first_play.invalid:
-                continue
-            in_run = first_play.ret
-        again = play_alone(paths[request.a], seed, block)
-        if again is None or again.invalid:
-            continue
-        replayed.append(again.ret)
+    for replayed_ret, in_run in _floor_replays(paths[request.a], floor_seeds, first_pass, first_pass_s, notes):
+        replayed.append(replayed_ret)
         recorded.append(in_run)
-        same.append(same_result(again.ret, True, None, in_run, True, None))
+        same.append(same_result(replayed_ret, True, None, in_run, True, None))
     floor = noise_floor(request.a, replayed, recorded, same) if replayed else None
     return {"replays": replays, "agreement": None if found is None else found.to_json(), "notes": notes,
             "floor": None if floor is None else floor.to_json(), "parting": list(parting)}
+
+
+def _floor_replays(path: InferencePath, floor: list[tuple[int, int, float | None]],
+                   first_pass: dict[tuple[int, int], EpisodeRecord], first_pass_s: float,
+                   notes: list[str]) -> list[tuple[float, float]]:
+    """(return replayed alone, return in the run) of each valid floor seed, from `first_pass` (every floor seed
+    played, in `first_pass_s`), then a second pass over the seeds the run had not recorded (their first pass stands
+    for the run's) unless the first took the floor's whole budget."""
+    unrecorded = [(seed, block) for seed, block, in_run in floor if in_run is None]
+    second_pass: dict[tuple[int, int], EpisodeRecord] = {}
+    if unrecorded and first_pass_s > FLOOR_BUDGET_S:
+        notes.append(f"noise floor: {len(unrecorded)} seed(s) the run had not recorded left out (its seeds took over "
+                     f"{FLOOR_BUDGET_S:g}s to replay once)")
+    elif unrecorded:
+        second_pass = play_together(path, unrecorded)
+    pairs: list[tuple[float, float]] = []
+    for seed, block, in_run in floor:
+        first = first_pass.get((seed, block))
+        if first is None or first.invalid:
+            continue
+        if in_run is not None:
+            pairs.append((first.ret, in_run))
+        elif (again := second_pass.get((seed, block))) is not None and not again.invalid:
+            pairs.append((again.ret, first.ret))
+    return pairs
 
 
 # ------------------------------------------------------------------------------------------- the child's side
