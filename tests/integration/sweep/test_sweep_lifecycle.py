@@ -3,6 +3,10 @@ paused through its channel and killed (SIGKILL) resumes from its log, playing no
 `attach` shows its board live or finished, and its keys pause it; `tui-eval stop` ends it; a terminal
 that goes (tmux kill-session) leaves it running.
 
+The sweeps run in processes of their own (detached, or in tmux); the commands that look at them or end them
+(`attach`, `ls`, `stop`, and `resume`, which plays the rest in the foreground) run through the CLI's main in this
+process: a process of their own would only add an interpreter's start (torch's import) to each.
+
 The sweeps here race two copies of one checkpoint (`twins`): no copy can be shown worse, so a sweep runs on to
 its budget, as long as the test needs."""
 
@@ -23,6 +27,7 @@ from tests.support.common import ROOT, cli, episodes_in, wait_until
 from tests.support.sweep_runs import BEST_RSL
 from tests.support.terminals import needs
 from tests.support.ui import plain, wait_for
+from tui_eval.cli import main
 from tui_eval.log.store import RunLog
 from tui_eval.runtime import log_lock
 from tui_eval.runtime.control import ControlClient
@@ -50,6 +55,14 @@ def _detached(twins: list[str], log: Path, budget: int, *extra: str) -> int:
     return int(wait_until(lambda: (log_lock.holder(log) or {}).get("pid"), timeout=120))  # slow when busy
 
 
+def _tui(capsys, *argv) -> tuple[int, str, str]:
+    """`tui-eval ARGV` through the CLI's main in this process: its exit code, stdout and stderr."""
+    capsys.readouterr()
+    code = main([str(a) for a in argv])
+    said = capsys.readouterr()
+    return code, said.out, said.err
+
+
 def _played(log: Path) -> Counter:
     return Counter((r.path, r.seed) for r in RunLog(log, readonly=True).records())
 
@@ -58,7 +71,7 @@ def _meta(log: Path) -> dict:
     return RunLog(log, readonly=True).meta()
 
 
-def test_a_killed_sweep_resumes_from_its_log_playing_no_episode_twice_and_none_missed(twins, tmp_path):
+def test_a_killed_sweep_resumes_from_its_log_playing_no_episode_twice_and_none_missed(twins, tmp_path, capsys):
     log, out, budget = tmp_path / "killed.sqlite", tmp_path / "killed.json", 600
     pid = _detached(twins, log, budget, "--json", str(out))
     wait_until(lambda: episodes_in(log) >= 25, timeout=120)
@@ -71,15 +84,15 @@ def test_a_killed_sweep_resumes_from_its_log_playing_no_episode_twice_and_none_m
     before = _played(log)
     assert 25 <= sum(before.values()) < budget and max(before.values()) == 1
 
-    shown = cli("attach", log, "--headless")
-    assert shown.returncode == 0 and "(sweep, interrupted (process gone))" in shown.stdout
-    assert "rank" in shown.stdout and "a/" + BEST_RSL in shown.stdout
-    listed = cli("ls").stdout
+    code, shown, _ = _tui(capsys, "attach", log, "--headless")
+    assert code == 0 and "(sweep, interrupted (process gone))" in shown
+    assert "rank" in shown and "a/" + BEST_RSL in shown
+    listed = _tui(capsys, "ls")[1]
     assert log.stem in listed and "interrupted (process gone)" in listed and "sweep of 2" in listed
 
-    resumed = cli("resume", log, "--headless")
-    assert resumed.returncode == 0, resumed.stderr[-2000:]
-    assert f"resuming: {sum(before.values())} finished episodes" in resumed.stderr
+    code, _, said = _tui(capsys, "resume", log, "--headless")
+    assert code == 0, said[-2000:]
+    assert f"resuming: {sum(before.values())} finished episodes" in said
     after = _played(log)
     assert sum(after.values()) == budget and max(after.values()) == 1  # none twice
     assert all(after[key] for key in before)  # every episode finished before the kill is kept
@@ -89,8 +102,8 @@ def test_a_killed_sweep_resumes_from_its_log_playing_no_episode_twice_and_none_m
     assert result["outcome"] == "budget" and result["status"] == "done"
     assert [r["episodes"] for r in result["checkpoints"]] == [300, 300]
     assert _meta(log)["status"] == "done" and len(_meta(log)["resumed_at"]) == 1
-    again = cli("resume", log, "--headless")
-    assert again.returncode == 2 and "finished; nothing to resume" in again.stderr
+    code, _, said = _tui(capsys, "resume", log, "--headless")
+    assert code == 2 and "finished; nothing to resume" in said
 
 
 def test_resuming_mid_round_counts_the_finished_half_and_plays_only_the_rest(twins, tmp_path):
@@ -127,7 +140,8 @@ def _as_logged(record, name: str, round_no: int):
     return dataclasses.replace(record, path=name, block=round_no)
 
 
-async def test_a_detached_sweep_is_paused_from_its_attached_board_shown_live_and_ended_by_stop(twins, tmp_path):
+async def test_a_detached_sweep_is_paused_from_its_attached_board_shown_live_and_ended_by_stop(twins, tmp_path,
+                                                                                              capsys):
     """One detached sweep, as a user meets it: the attached board pauses and resumes it and `q` leaves it
     running; `attach --headless` shows it live; `tui-eval stop` ends it and `attach` then shows it stopped."""
     log = tmp_path / "viewed.sqlite"
@@ -136,17 +150,17 @@ async def test_a_detached_sweep_is_paused_from_its_attached_board_shown_live_and
     await _board_pauses_resumes_and_leaves_it_running(log)
     going = episodes_in(log)
     wait_until(lambda: episodes_in(log) > going + 20, timeout=60)
-    live = cli("attach", log.stem, "--headless", "--json", tmp_path / "live.json")
-    assert live.returncode == 0 and "(sweep, running)" in live.stdout and "leads; still in the race" in live.stdout
+    code, live, _ = _tui(capsys, "attach", log.stem, "--headless", "--json", tmp_path / "live.json")
+    assert code == 0 and "(sweep, running)" in live and "leads; still in the race" in live
     now = json.loads((tmp_path / "live.json").read_text())
     assert now["outcome"] is None and now["status"] == "running" and now["checkpoints"][0]["episodes"] > 0
-    stopped = cli("stop", log.stem)
-    assert stopped.returncode == 0 and f"run {log.stem}: stopped" in stopped.stdout
+    code, stopped, _ = _tui(capsys, "stop", log.stem)
+    assert code == 0 and f"run {log.stem}: stopped" in stopped
     out = (tmp_path / "viewed.out.txt").read_text()  # written by the time stop returns
     assert "stopped after" in out and "leads, not yet shown best" in out
     wait_until(lambda: log_lock.holder(log) is None, timeout=60)
     assert _meta(log)["status"] == "stopped"
-    assert cli("attach", log, "--headless").stdout.startswith(f"{log} (sweep, stopped)")
+    assert _tui(capsys, "attach", log, "--headless")[1].startswith(f"{log} (sweep, stopped)")
 
 
 async def _board_pauses_resumes_and_leaves_it_running(log: Path) -> None:
@@ -169,7 +183,7 @@ async def _board_pauses_resumes_and_leaves_it_running(log: Path) -> None:
 
 
 @needs_tmux
-def test_a_sweep_goes_on_when_its_terminal_goes_and_stops_when_asked(twins, tmp_path):
+def test_a_sweep_goes_on_when_its_terminal_goes_and_stops_when_asked(twins, tmp_path, capsys):
     from tests.support.tmux import tmux, wait_screen
 
     log, session = tmp_path / "hup.sqlite", f"tui-eval-sweep-{os.getpid()}"
@@ -184,6 +198,6 @@ def test_a_sweep_goes_on_when_its_terminal_goes_and_stops_when_asked(twins, tmp_
     seen = episodes_in(log)
     wait_until(lambda: episodes_in(log) > seen + 100, timeout=60)  # no terminal: the sweep goes on
     assert log_lock.holder(log) is not None
-    stopped = cli("stop", log)
-    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    code, stopped, _ = _tui(capsys, "stop", log)
+    assert code == 0 and "stopped" in stopped
     assert "stopped after" in (tmp_path / "hup.out.txt").read_text()

@@ -3,9 +3,10 @@ real runs of the bundled rsl_rl demo (runner vs its TorchScript export): identic
 deterministic, and differing with the runner sampling; at 80x24 and 120x40. It follows a live run, walks the
 seeds largest difference first, and `enter` opens a seed's episodes as `enter` in the log does.
 
-The runs are --in-process: what is tested is the view of their logs, not where their paths run (paths in processes
-of their own: tests/integration/engine/, tests/integration/rsl_rl/); here a path process of its own would only double
-each run's start (a second torch import)."""
+The runs are --in-process, and the two finished ones run in this process (the CLI's main): what is tested is the
+view of their logs, not where their paths run (paths in processes of their own: tests/integration/engine/,
+tests/integration/rsl_rl/); a process of its own would only add each run's start (torch's import, the demo's
+export), most of its time."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 
 from tests.support.common import cli, episodes_in, wait_until
 from tests.support.ui import append, plain, synthetic_log, wait_for
+from tui_eval.cli import main
 from tui_eval.log.store import RunLog
 from tui_eval.runtime import log_lock
 from tui_eval.ui.app import EvalApp
@@ -33,12 +35,13 @@ def demo_logs(tmp_path_factory) -> dict[str, object]:
     """Two finished runs of the rsl_rl demo: both paths deterministic (identical), the runner sampling (differ)."""
     folder = tmp_path_factory.mktemp("paired")
     logs = {}
-    for case, extra in (("identical", []), ("differ", ["--explore", "runner=on"])):
-        log = folder / f"{case}.sqlite"
-        proc = cli("demo", "rsl_rl", "--headless", IN_PROCESS, "--episodes", str(EPISODES), "--log", log, *extra,
-                   cwd=folder)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        logs[case] = log
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        for case, extra in (("identical", []), ("differ", ["--explore", "runner=on"])):
+            log = folder / f"{case}.sqlite"
+            argv = ["demo", "rsl_rl", "--headless", IN_PROCESS, "--episodes", str(EPISODES), "--log", str(log), *extra]
+            assert main(argv) == 0
+            logs[case] = log
     return logs
 
 
