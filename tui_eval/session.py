@@ -159,7 +159,7 @@ def arithmetic_line(spec: RunSpec) -> str:
 def start_path_processes_ahead(spec: RunSpec) -> None:
     """A run with paths in processes of their own starts the first of them now: its heavy imports (torch, RLlib)
     overlap the planning here instead of following it."""
-    if spec.in_process or spec.on_ray or (spec.paths is not None and len(spec.paths) < 2):
+    if spec.in_process or spec.on_ray or len(spec.paths) == 1:  # no --paths: the kind's two
         return
     from tui_eval.isolation.process_path import start_ahead
     from tui_eval.kinds.registry import plugins
