@@ -10,7 +10,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -54,12 +53,17 @@ def _tmux(session: str, command: str) -> None:
                     f"{_shell_env()} {command}"], check=True)
 
 
+# paused as soon as its control channel answers, which opens as play begins: enough episodes that the pause
+# lands well before the end, few enough to play soon after the viewer left
+DETACHED_EPISODES = 24
+
+
 @needs_tmux
 def test_detach_attach_then_the_viewers_terminal_goes_and_the_run_finishes(tmp_path):
     from tui_eval.runtime.control import ControlClient
 
     log, summary = tmp_path / "det.sqlite", tmp_path / "det.json"
-    started = cli(CARTPOLE, "--detach", "--paths", "connectors", "--episodes", "60", "--num-envs", "2",
+    started = cli(CARTPOLE, "--detach", "--paths", "connectors", "--episodes", DETACHED_EPISODES, "--num-envs", "2",
                   "--log", log, "--json", summary, cwd=tmp_path)
     assert started.returncode == 0, started.stderr
     assert "run det started in the background" in started.stdout and str(log) in started.stdout
@@ -81,7 +85,7 @@ def test_detach_attach_then_the_viewers_terminal_goes_and_the_run_finishes(tmp_p
     assert _status(log) == "done"
     document = json.loads(summary.read_text())
     logged = sorted((r.seed, r.ret) for r in RunLog(log, readonly=True).records())
-    assert logged == sorted((e["seed"], e["return"]) for e in document["episodes"]) and len(logged) == 60
+    assert logged == sorted((e["seed"], e["return"]) for e in document["episodes"]) and len(logged) == DETACHED_EPISODES
     assert document["status"] == "done"
 
 
@@ -93,7 +97,7 @@ def _send(client, cmd: str) -> dict:
         return {}
 
 
-FOREGROUND_EPISODES = 40  # enough to outlast the terminal by far, few enough to finish soon after
+FOREGROUND_EPISODES = 20  # the terminal goes after 10 of 40 records: most are played without it
 
 
 @needs_tmux
@@ -104,10 +108,11 @@ def test_the_foreground_app_survives_its_terminal(tmp_path):
     _tmux(session, f"{sys.executable} -m tui_eval.cli {CARTPOLE} --episodes {FOREGROUND_EPISODES} --num-envs 2 "
                    f"--log {log}; sleep 60")
     wait_until(lambda: _count(log) >= 10, timeout=120)
+    at_hangup = _count(log)
+    assert at_hangup < 2 * FOREGROUND_EPISODES  # the terminal goes while the run is mid-way
     subprocess.run(["tmux", "kill-session", "-t", session])  # the SSH connection drops
-    time.sleep(2.0)
-    # still running, without a terminal
-    assert _count(log) < 2 * FOREGROUND_EPISODES and log_lock.holder(log) is not None
+    # still running, without a terminal: episodes keep coming (and the run ends `done` below, every seed played)
+    wait_until(lambda: _count(log) > at_hangup + 2, timeout=120)
     wait_until(lambda: log_lock.holder(log) is None, timeout=240)
     assert _status(log) == "done"
     for path in ("evaluate", "connectors"):
@@ -116,7 +121,7 @@ def test_the_foreground_app_survives_its_terminal(tmp_path):
     assert attached.returncode == 0 and "(done)" in attached.stdout
 
 
-KILLED_SEEDS = range(5000, 5030)  # killed after 10 records (of 60): most of them run after the resume
+KILLED_SEEDS = range(5000, 5012)  # killed after 4 records (of 24): most of them run after the resume
 
 
 def test_sigkill_then_resume_runs_every_seed_exactly_once(tmp_path):
@@ -127,7 +132,7 @@ def test_sigkill_then_resume_runs_every_seed_exactly_once(tmp_path):
                              str(len(KILLED_SEEDS)), "--num-envs", "3", "--seeds", block, "--explore", "evaluate=off",
                              "--log", str(log)],
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_until(lambda: _count(log) >= 10, timeout=180)
+    wait_until(lambda: _count(log) >= 4, timeout=180)
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     assert 0 < _count(log) < 2 * len(KILLED_SEEDS)
@@ -229,7 +234,7 @@ def test_ray_started_by_a_run_listens_on_loopback_only(tmp_path):
                              "--num-envs", "3", "--episodes", "100000", "--log", str(log)], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_until(lambda: _count(log) >= 3, timeout=180)  # Ray is up: the evaluate path is running
+        wait_until(lambda: _count(log) >= 1, timeout=180)  # Ray is up: the evaluate path is running
         ours = _listeners(_process_tree(proc.pid))  # other processes on this machine are not this run's
         assert len(ours) >= 3, "Ray's GCS, raylet and workers were expected to listen"
         exposed = [(a, p) for a, p in ours if a not in LOOPBACK]

@@ -78,23 +78,24 @@ def test_a_vecenv_factory_that_fails_is_one_line(run_dir, capsys, monkeypatch, n
     assert_one_line_error(result, *needles)
 
 
-def test_an_import_that_reseeds_the_global_generators_leaves_the_episodes_as_they_were(tmp_path):
+def test_an_import_that_reseeds_the_global_generators_leaves_the_episodes_as_they_were(run_dir, capsys):
     """random, NumPy and torch reseeded at import (a training script's first lines): each episode's generators are
     seeded from its own seed at its reset, so the episodes are the same as without the import. The runner path
     explores: its actions are drawn from torch's global generator, which the import's seed would change. It runs
-    alone, in the process that imported: the demo's other path (its deterministic export) draws nothing."""
+    alone, in the process that imported: the demo's other path (its deterministic export) draws nothing. The run
+    without the import plays in this process, whose generators earlier tests left wherever they were."""
     from tests.support.common import cli
 
-    reseeds = module(tmp_path, "reseeds", "import random, numpy, torch\nrandom.seed(123)\nnumpy.random.seed(123)\n"
-                                         "torch.manual_seed(123)\nrandom.random(); numpy.random.rand(7)\n")
-    returns = []
-    for extra in ([], ["--import", str(reseeds)]):
-        out = tmp_path / f"summary{len(returns)}.json"
-        proc = cli(RSL_DEMO, "--headless", "--episodes", "4", "--seeds", "0:4", "--explore", "runner=on", "--paths",
-                   "runner", "--json", out, "--log", tmp_path / f"run{len(returns)}.sqlite", *extra, cwd=tmp_path)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        episodes = json.loads(out.read_text())["episodes"]
-        returns.append(sorted((e["path"], e["seed"], e["return"]) for e in episodes))
+    reseeds = module(run_dir, "reseeds", "import random, numpy, torch\nrandom.seed(123)\nnumpy.random.seed(123)\n"
+                                        "torch.manual_seed(123)\nrandom.random(); numpy.random.rand(7)\n")
+    args = [RSL_DEMO, "--headless", "--episodes", "4", "--seeds", "0:4", "--explore", "runner=on", "--paths", "runner"]
+    plain = in_process(capsys, *args, "--json", run_dir / "plain.json", "--log", run_dir / "plain.sqlite")
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    imported = cli(*args, "--json", run_dir / "imported.json", "--log", run_dir / "imported.sqlite",
+                   "--import", reseeds, cwd=run_dir)
+    assert imported.returncode == 0, imported.stderr[-2000:]
+    returns = [sorted((e["path"], e["seed"], e["return"]) for e in json.loads((run_dir / f"{name}.json").read_text())
+                      ["episodes"]) for name in ("plain", "imported")]
     assert returns[0] == returns[1] and len(returns[0]) == 4
 
 
