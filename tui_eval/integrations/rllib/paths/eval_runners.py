@@ -5,7 +5,7 @@
 are never recorded (the run would wait for them for ever). So after each call the path asks here:
 - a runner newly unhealthy: the seeds it had taken are queued again at once (the dispenser knows which),
   and the loss is reported with its reason;
-- runners down: pinged (RLlib's `probe_unhealthy_env_runners`); Ray restarts a dead runner's actor
+- runners down: pinged (RLlib's `probe_unhealthy_env_runners`, every few seconds); Ray restarts a dead runner's actor
   (`restart_failed_env_runners`, on by default and forced on here) wherever the cluster has room, and a
   runner that answers is healthy again: the next evaluate() syncs its weights and connector states;
 - a runner down for long: the cluster has no room for it (its node left); said once, and the run goes on
@@ -21,6 +21,7 @@ from typing import Any
 from tui_eval.integrations.rllib.paths.seed_dispenser import DispenserPump
 
 PROBE_S = 0.5  # a runner Ray has brought back answers a ping well within this
+PROBE_EVERY_S = 2.0  # while others play: a ping waits PROBE_S for a runner still starting, so not after every call
 NO_ROOM_S = 10.0  # down this long: Ray has found no room for it
 Report = Callable[[str], bool]  # a message for the run; True: give the path up
 
@@ -31,6 +32,7 @@ class RunnerWatch:
         self._on_back = on_back  # a runner is back: re-apply what its config lacks (explore)
         self._down: dict[int, float] = {}  # worker index -> when it was seen down
         self._said_no_room: set[int] = set()
+        self._probed = float("-inf")  # when runners down were last pinged
         self.placement: tuple[str, ...] = ()
 
     @property
@@ -60,7 +62,7 @@ class RunnerWatch:
         again = self._pump.reclaim()  # a runner Ray restarted before it was seen down (a new pid at a reset)
         if again and lost(f"an evaluation EnvRunner was restarted; its {len(again)} unfinished seed(s) run again"):
             return
-        if self._down:
+        if self._down and time.monotonic() - self._probed >= PROBE_EVERY_S:
             self._probe(notice)
 
     def wait_for_room(self, notice: Report) -> None:
@@ -73,6 +75,7 @@ class RunnerWatch:
 
     def _probe(self, notice: Report) -> None:
         back = self._group.probe_unhealthy_env_runners(timeout_seconds=PROBE_S)
+        self._probed = time.monotonic()
         if back:
             self._on_back()
         for index in back:

@@ -137,6 +137,8 @@ class RllibEvaluatePath(RllibRerun, InferencePath):
         self.algo = restore_algorithm(algo_class, checkpoint,
                                       self._config(config, evaluation_config, num_envs, device, explore),
                                       env_name=self.env_name)
+        if self.pump is not None:
+            self.pump.started()  # its actor started while the runners were built
         # The Algorithm sets RLlib's log level from its config; its warnings about evaluation durations do
         # not apply to calls whose episodes carry on across calls.
         logging.getLogger("ray.rllib").setLevel(logging.ERROR)

@@ -155,7 +155,10 @@ class DispenserPump:
         actor: Any = ray.remote(SeedDispenser)
         self.handle: Any = actor.options(name=name, num_cpus=0, max_concurrency=64, max_restarts=-1,
                                          max_task_retries=-1, scheduling_strategy=here).remote()
-        self.incarnation, self.pid = ray.get(self.handle.where.remote())
+        # asked now, waited for in `started`: the actor's process starts while the caller builds its runners
+        self._where: Any = self.handle.where.remote()
+        self.incarnation: str | None = None
+        self.pid: int | None = None
         self.restarts = 0
         self.news: list[str] = []  # restarts, for the path to report (taken from its thread)
         self.frozen: dict[int, tuple[Seed, str]] = {}  # worker index -> the seed its frozen step ran, and why
@@ -165,7 +168,16 @@ class DispenserPump:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    def started(self) -> None:
+        """Wait for the dispenser's first process (once): its incarnation and pid."""
+        import ray
+
+        if self._where is not None:
+            self.incarnation, self.pid = ray.get(self._where)
+            self._where = None
+
     def start(self) -> None:
+        self.started()
         self._stop.clear()
         self._thread = threading.Thread(target=self._pump, name=f"pump-{self.name}", daemon=True)
         self._thread.start()
