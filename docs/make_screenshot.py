@@ -39,6 +39,10 @@ async def screenshot(out: Path) -> Path:
         out.parent.mkdir(parents=True, exist_ok=True)
         app.save_screenshot(filename=out.name, path=str(out.parent))
         await pilot.press("q")
+    if app.engine is not None:  # as the CLI after its app: the paths (and their processes) end, the log closes
+        app.engine.stop()
+        app.engine.wait(60)
+        app.engine.close()
     return out
 
 
