@@ -78,6 +78,10 @@ def run_headless(engine: Engine, *, owner: RunOwner | None = None, json_path: st
     return EXIT_OK
 
 
+#: seconds between two progress lines: redrawn in place on a terminal (True), a line of its own elsewhere (False)
+DRAW_EVERY_S = {True: 0.5, False: 5.0}
+
+
 def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
     """Progress on `err` until every path finished: a line redrawn in place on a terminal, else every 5 s."""
     tty = err.isatty()
@@ -93,7 +97,7 @@ def follow(engine: Engine, events: queue.Queue[Event], err: TextIO) -> None:
             silence.on_event(event)
             show_event(event, modules, err)
         now = time.monotonic()
-        if now - last_draw >= (0.5 if tty else 5.0):
+        if now - last_draw >= DRAW_EVERY_S[tty]:
             last_draw = now
             err.write(("\r" if tty else "") + status_line(engine_snapshot(engine), modules, silence.lines())
                       + ("" if tty else "\n"))

@@ -10,6 +10,7 @@ from tests.support.common import CARTPOLE
 from tests.support.engines import headless_until_silent, plan_for
 from tui_eval.engine import stall
 from tui_eval.envs import seeding
+from tui_eval.runtime import headless_run
 from tui_eval.session import start_engine
 
 
@@ -20,6 +21,7 @@ def test_the_headless_progress_line_names_a_path_stuck_in_a_frozen_world(tmp_pat
     # the plan's seed probe plays the probe seed, which freezes too: it would wait its full 5 s for it (that wait
     # is tested in tests/integration/rllib/test_env_seeding.py)
     monkeypatch.setattr(seeding, "PROBE_SECONDS", 0.5)
+    monkeypatch.setitem(headless_run.DRAW_EVERY_S, False, 0.5)  # the line that says it comes soon after the 1 s
     fault_envs.RELEASE_FROZEN.clear()  # seed 303 freezes at step 5 until released
     engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--num-envs", "1", "--seeds", "301:305",
                                    "--env", "tests.support.fault_envs:FreezingCartPole-v0", "--step-timeout", "600",
