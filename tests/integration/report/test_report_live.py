@@ -35,7 +35,7 @@ def test_a_live_run_is_reported_while_it_runs_and_its_report_drawn_when_stopped(
         caption = "\n".join(report.caption)
         assert caption.startswith("verdict: IDENTICAL on") and "status running" in caption
     finally:
-        stopped = cli("stop", "live", cwd=tmp_path)
+        stopped = in_process(capsys, "stop", "live")  # `tui-eval stop` in this process: no interpreter to start
     assert stopped.returncode == 0 and "stopped" in stopped.stdout, stopped.stderr
     assert log_lock.holder(log) is None
     assert imread(at_end).shape[1] >= 1200  # drawn before the run let go of its log
