@@ -67,9 +67,12 @@ def ensure_ray(num_cpus: int | None = None) -> None:
     _sweep_left_behind()
     _temp_dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     with _hangup_ignored_by_children():
+        # no idle workers started with the driver: the evaluate path's EnvRunner runs in this process, and a run
+        # with actors starts its workers when it asks for them (prestarted, each imports Ray: a core-second)
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
                  num_cpus=max(num_cpus or 0, os.cpu_count() or 2), ignore_reinit_error=True, _temp_dir=_temp_dir,
-                 runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}})
+                 runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}},
+                 _system_config={"prestart_worker_first_driver": False})
     atexit.register(stop_ray)
 
 
