@@ -87,12 +87,27 @@ def resize_terminal(display: str, width: int, height: int) -> None:
 
 def terminal_width(display: str) -> int:
     """The xterm window's width in pixels."""
+    return terminal_size(display)[0]
+
+
+def terminal_size(display: str) -> tuple[int, int]:
+    """The xterm window's width and height in pixels."""
     env = {**os.environ, "DISPLAY": display}
     window = subprocess.run(["xdotool", "search", "--class", "xterm"], env=env, capture_output=True,
                             text=True).stdout.split()[0]
     geometry = subprocess.run(["xdotool", "getwindowgeometry", window], env=env, capture_output=True, text=True)
     size = next(line for line in geometry.stdout.splitlines() if "Geometry:" in line).split()[-1]
-    return int(size.split("x")[0])
+    width, height = size.split("x")
+    return int(width), int(height)
+
+
+def click_cell(display: str, column: int, row: int, columns: int = 100, rows: int = 30) -> None:
+    """Click the xterm's cell at `column`, `row` (from 0) of its `columns` x `rows` (xterm's border: 2 pixels)."""
+    width, height = terminal_size(display)
+    x = 2 + round((column + 0.5) * (width - 4) / columns)
+    y = 2 + round((row + 0.5) * (height - 4) / rows)
+    env = {**os.environ, "DISPLAY": display}
+    subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], env=env, check=True)
 
 
 def do_nothing_last_frame(seed: int) -> tuple[np.ndarray, int]:
@@ -207,7 +222,7 @@ def look(display: str, tmp_path: Path, check: Callable[[np.ndarray], str | None]
         wrong = check(screen)
         if wrong is None:
             return
-        time.sleep(1)
+        time.sleep(0.3)  # a screenshot and its comparison take about as long: the terminal keeps most of the CPU
     from PIL import Image
 
     Image.fromarray(screen).save(tmp_path / "failed.png")
