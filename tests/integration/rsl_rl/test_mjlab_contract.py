@@ -30,12 +30,9 @@ def contract_of(folder: Path) -> dict:
     return load_kind(RunSpec(checkpoint=str(folder), env_id=TASK, num_envs=1)).deploy_contract().to_json()
 
 
-def test_a_faithful_export_keeps_its_contract_and_its_deploy_path_is_the_onnx_path(mjlab_run_folder, tmp_path):
-    out = tmp_path / "summary.json"
-    proc = cli(mjlab_run_folder, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "8", "--num-envs",
-               "8", "--paths", "onnx,deploy", "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    summary = json.loads(out.read_text())
+def test_a_faithful_export_keeps_its_contract_and_its_deploy_path_is_the_onnx_path(mjlab_run_folder, mjlab_deploy_run):
+    proc, summary = mjlab_deploy_run  # deploy,onnx on 8 seeds (and deploy on another task: test_mjlab_deploy.py)
+    assert (summary["comparison"]["a"], summary["comparison"]["b"]) == ("deploy", "onnx")
     assert summary["comparison"]["per_seed"] == "identical" and summary["comparison"]["identical_pairs"] == 8
     assert "driven as its deployment contract states" in proc.stderr
     contract = summary["contract"]

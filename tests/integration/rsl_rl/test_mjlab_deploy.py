@@ -21,16 +21,12 @@ SHORT = {"episode_length_s": 1.0}
 QUIET = {"CUDA_VISIBLE_DEVICES": ""}
 
 
-def test_the_deploy_path_plays_on_another_task_with_vs_env(mjlab_run_folder, tmp_path):
-    out = tmp_path / "summary.json"
-    proc = cli(mjlab_run_folder, "--env", TASK, "--env-config", json.dumps(SHORT), "--headless", "--episodes", "8",
-               "--num-envs", "8", "--paths", "deploy,runner", "--vs-env", OTHER, "--vs-env-config",
-               json.dumps(SHORT), "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    paths = json.loads(out.read_text())["paths"]
-    assert [paths[p]["episodes"] for p in ("deploy", "runner", "deploy@vs-env")] == [8, 8, 8]
+def test_the_deploy_path_plays_on_another_task_with_vs_env(mjlab_deploy_run):
+    proc, summary = mjlab_deploy_run  # deploy,onnx --vs-env Mjlab-Cartpole-Swingup (conftest.py)
+    paths = summary["paths"]
+    assert [paths[p]["episodes"] for p in ("deploy", "onnx", "deploy@vs-env")] == [8, 8, 8]
     assert paths["deploy@vs-env"]["mean"] != paths["deploy"]["mean"]  # the swing-up starts hanging down
-    assert "deploy@vs-env" in proc.stdout
+    assert "deploy@vs-env" in proc.stdout and "Mjlab-Cartpole-Swingup" in proc.stderr
 
 
 def _gains_on(kind, name: str) -> list[float]:
