@@ -51,12 +51,31 @@ def _joins_cluster(argv: list[str]) -> bool:
 
 
 def entry() -> None:
-    code = main()
-    if sys.argv[1:2] == ["diagnose"]:
-        from tui_eval.commands.diagnose import exit_at_once
+    exit_at_once(main())
 
-        exit_at_once(code)
-    sys.exit(code)
+
+def exit_at_once(code: int) -> None:
+    """End the process without the interpreter's teardown. Once a command has returned, what the teardown has left
+    to do is unload torch's, RLlib's and Ray's modules: a second or more on a small machine (measured here: 1.1 to
+    1.6 s after those imports alone; 3 to 5 s of a 16 s diagnose on 2 loaded cores). What matters of it is done
+    here, in its order: other non-daemon threads are waited for, the exit hooks run (the local Ray's shutdown and
+    the path processes' end among them), the output is flushed."""
+    import atexit
+    import os
+    import threading
+
+    try:
+        for thread in threading.enumerate():
+            if thread is not threading.current_thread() and not thread.daemon:
+                thread.join()
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a reader gone, or a stream closed: nothing left to say
+                pass
+        os._exit(code)
 
 
 if __name__ == "__main__":

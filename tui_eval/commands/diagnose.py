@@ -68,22 +68,3 @@ def main(argv: list[str]) -> int:
         Path(json_path).write_text(json.dumps(diagnosis.to_json(), indent=2, default=str))
     return 0
 
-
-def exit_at_once(code: int) -> None:
-    """End the `tui-eval diagnose` process without the interpreter's teardown: the diagnosis is written, its
-    engine and log closed, its temporary log removed; what is left is unloading torch's and Ray's modules,
-    seconds on a busy machine (measured: 3 to 5 s of a 16 s diagnose on 2 loaded cores). The local Ray is
-    shut down first, as its exit hook would."""
-    import logging
-    import os
-
-    try:
-        if "ray" in sys.modules:
-            from tui_eval.local_ray import stop_ray
-
-            stop_ray()
-        logging.shutdown()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
