@@ -93,7 +93,10 @@ class Interpreter:
         if self.process.poll() is None:
             self.process.kill()
             _wait(self.process, 1.0)
-        self.listener.close()
+        try:
+            self.listener.close()
+        except FileNotFoundError:  # ended from two threads at once (a check closed by its run as it finishes)
+            pass
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
