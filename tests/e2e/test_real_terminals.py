@@ -55,7 +55,9 @@ def display(tmp_path_factory):
     number = next(n for n in range(40 + os.getpid() % 200, 1000) if not Path(f"/tmp/.X{n}-lock").exists())
     said = tmp_path_factory.mktemp("xvfb") / "xvfb.log"
     with open(said, "wb") as sink:
-        server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        # -noreset: by default the server resets when its last client leaves (the probe's xterm), and an xterm
+        # opening the display during that reset fails with "Can't open display" (seen: 1 run in 3)
+        server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"],
                                   stdout=sink, stderr=subprocess.STDOUT)
     ready = {**os.environ, "DISPLAY": f":{number}"}
     tries: list[str] = []
