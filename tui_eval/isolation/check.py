@@ -12,6 +12,10 @@ paths as the run's processes build them; the run goes on meanwhile):
    alone, within a time budget, and set beside the run's returns on them.
 
 The paths run one at a time here, each seeding its env and the process-wide generators at its resets as in the run.
+The check's process (and the Ray it starts) yields the CPU to the run's paths (`CHECK_NICENESS`): it is background
+work, and on a busy machine it would otherwise take a third of the cores from the run it checks. Only where the run's
+answer waits on it (`--until-decided`, a `--fail-if-worse` gate: the paths' further seeds are spent until it says)
+does it keep the run's priority.
 `PolicyCheck` is the run's side (the engine's `prove`, tui_eval/engine/proof.py); the child's is
 tui_eval/isolation/check_serve.py.
 """
@@ -28,13 +32,21 @@ from tui_eval.isolation.forked import close_ends
 from tui_eval.isolation.process_path import LOAD_TIMEOUT_S, take_interpreter
 from tui_eval.stats.exact_proof import CheckRequest
 
+CHECK_NICENESS = 10  # Linux nice value: the check runs on what the run's paths leave of the CPU
+
+
+def check_niceness(spec: RunSpec) -> int:
+    """The check's niceness: the run's own where its answer waits on the check, else `CHECK_NICENESS`."""
+    waited_for = spec.until_decided or spec.fail_if_worse is not None or spec.fail_if_worse_success is not None
+    return 0 if waited_for else CHECK_NICENESS
+
 
 class PolicyCheck:
     """`check(request)` -> the answers (JSON), from a fresh process of the run's paths; `close` ends one under way
     (a step that hangs there must not outlive the run)."""
 
     def __init__(self, spec: RunSpec, setup: dict[str, Any]):
-        self.spec, self.setup = spec, setup
+        self.spec, self.setup = spec, {**setup, "niceness": check_niceness(spec)}
         self._lock = threading.Lock()
         self._live: list[Any] = []
         self._closed = False

@@ -4,6 +4,7 @@ more of the first path's seeds for the noise floor (with the seed, in one go), a
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from typing import Any
@@ -117,6 +118,8 @@ def serve_check(conn: Any, spec: RunSpec, request: dict[str, Any], setup: dict[s
 
     built: dict[str, InferencePath] = {}
     try:
+        if setup.get("niceness"):
+            os.nice(setup["niceness"])  # before Ray starts: its processes inherit it (tui_eval/isolation/check.py)
         asked = CheckRequest(**request)
         kind = prepare_process(spec, setup["cwd"], setup["threads"], tuple(setup["keep_apart"]), in_ray=False)
         for name in (asked.a, asked.b):
