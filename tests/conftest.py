@@ -18,10 +18,12 @@ from tests.support.prefetch import Prefetcher  # noqa: E402
 #: the order the folders run in: fast logic first, the real parts that need trained checkpoints later, so
 #: that the background jobs (tests/support/jobs.py) are done when those start. The cluster tests come last:
 #: they keep both cores busy themselves (a multi-node Ray and its actors), so they run once the jobs are done.
+#: The mjlab tests come after the e2e ones: their runs are background jobs (tests/support/mjlab_jobs.py). A test
+#: takes the place of the longest prefix it has.
 ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/integration/test_",
          "tests/integration/ui/", "tests/integration/report/", "tests/integration/frames/", "tests/integration/rsl_rl/",
-         "tests/integration/sb3/",
-         "tests/e2e/", "tests/integration/doctor/", "tests/integration/sweep/", "tests/integration/rllib/",
+         "tests/integration/sb3/", "tests/e2e/", "tests/integration/rsl_rl/test_mjlab",
+         "tests/integration/doctor/", "tests/integration/sweep/", "tests/integration/rllib/",
          "tests/integration/cluster/")
 # runs started by the tests are listed in a registry of their own, not the user's
 os.environ.setdefault("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-state-"))
@@ -43,8 +45,8 @@ def pytest_runtest_setup(item):
 
 
 def _rank(item) -> int:
-    path = item.nodeid
-    return next((i for i, prefix in enumerate(ORDER) if path.startswith(prefix)), len(ORDER))
+    places = [(len(prefix), i) for i, prefix in enumerate(ORDER) if item.nodeid.startswith(prefix)]
+    return max(places)[1] if places else len(ORDER)
 
 
 def pytest_collection_modifyitems(session, config, items):

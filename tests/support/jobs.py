@@ -17,6 +17,8 @@ from tests.support.cli_jobs import (
     UNTIL_DECIDED,
 )
 from tests.support.common import ROOT, SUPPORT
+from tests.support.mjlab_jobs import MJLAB_RUN
+from tests.support.mjlab_jobs import WANTED_BY as MJLAB_WANTED_BY
 from tests.support.prefetch import Job, plain_env
 from tests.support.user_checkpoints import PROJECT_SOURCE
 from tests.support.user_runs import user_runs
@@ -60,10 +62,6 @@ def _connectors(folder: Path):
     return [sys.executable, "-m", "tests.support.zoo_connectors", str(folder)], ROOT, dict(os.environ)
 
 
-def _mjlab(folder: Path):
-    return [sys.executable, "-m", "tests.support.mjlab_run", str(folder)], ROOT, plain_env()
-
-
 def _report_image(folder: Path):
     """docs/make_report_image.py as the README's picture is made, on a short demo run, into the job's folder."""
     return [sys.executable, str(ROOT / "docs" / "make_report_image.py"), str(folder / "report.png"), "--episodes",
@@ -79,7 +77,6 @@ def _examples(folder: Path):
 
 
 MYPY = Job("mypy", _mypy)
-MJLAB_RUN = Job("mjlab_run", _mjlab)
 EXAMPLES = Job("example_checkpoints", _examples)
 SWEEP_RUNS = Job("sweep_runs", _sweep_runs)
 REPORT_IMAGE = Job("report_image", _report_image)
@@ -103,6 +100,9 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
     (PANDAREACH, ("tests/integration/rsl_rl/test_rsl_pandareach.py::test_short_run_reports_success",)),
     (DEFAULT_SUMMARY, ("tests/e2e/test_headless_and_log.py::test_default_run_summary_json",)),
     (UNTIL_DECIDED, ("tests/e2e/test_decide_runs.py::test_until_decided_ends_a_real_run_early",)),
+    # the mjlab tests' runs on the trained run folder: those tests come after the e2e ones (tests/conftest.py)
+    *[(job, tuple(test for other, test in MJLAB_WANTED_BY if other is job))
+      for i, (job, _) in enumerate(MJLAB_WANTED_BY) if all(other is not job for other, _ in MJLAB_WANTED_BY[:i])],
     (EXAMPLES, ("tests/integration/rllib/test_seeds_are_promises.py",
                 "tests/integration/doctor/test_doctor_examples.py")),
     (DOCTOR, ("tests/integration/doctor/test_doctor.py",)),

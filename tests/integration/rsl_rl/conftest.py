@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli_jobs import result_of
 from tests.support.jobs import MJLAB_RUN
+from tests.support.mjlab_jobs import DEPLOY
 
 
 @pytest.fixture(scope="session")
@@ -21,16 +23,10 @@ def mjlab_run_folder(prefetcher, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def mjlab_deploy_run(mjlab_run_folder, tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
+def mjlab_deploy_run(mjlab_run_folder, prefetcher, tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
     """One CLI run of a faithful export's `deploy` path beside its `onnx` path (8 seeds, 20-step episodes), the deploy
-    path also on another task (`--vs-env Mjlab-Cartpole-Swingup`): the contract's and the sim-to-sim tests read it."""
-    from tests.support.common import cli
-
-    out = tmp_path_factory.mktemp("mjlab_deploy")
-    short = json.dumps({"episode_length_s": 1.0})
-    proc = cli(mjlab_run_folder, "--env", "Mjlab-Cartpole-Balance", "--env-config", short, "--headless",
-               "--episodes", "8", "--num-envs", "8", "--paths", "deploy,onnx", "--vs-env", "Mjlab-Cartpole-Swingup",
-               "--vs-env-config", short, "--json", out / "summary.json", "--log", out / "run.sqlite",
-               env={"CUDA_VISIBLE_DEVICES": ""}, timeout=300)
+    path also on another task (`--vs-env Mjlab-Cartpole-Swingup`), a background job (tests/support/mjlab_jobs.py):
+    the contract's and the sim-to-sim tests read it."""
+    proc, out = result_of(prefetcher, DEPLOY, tmp_path_factory.mktemp("mjlab_deploy"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc, json.loads((out / "summary.json").read_text())

@@ -12,19 +12,19 @@ import pytest
 pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip install -e '.[mjlab]'")
 
 from tests.support.bad_input import assert_one_line_error, in_process  # noqa: E402
-from tests.support.common import cli  # noqa: E402
+from tests.support.cli_jobs import result_of  # noqa: E402
+from tests.support.mjlab_jobs import IN_ONE_PROCESS, SIM_TO_SIM, WORLD_BY_WORLD  # noqa: E402
 
 TASK = "Mjlab-Cartpole-Balance"
 SHORT = json.dumps({"episode_length_s": 1.0})  # 20 steps: the tests are about pairing, not balancing
-QUIET = {"CUDA_VISIBLE_DEVICES": ""}
 
 
-def run(folder: Path, out: Path, *extra: str, episodes: int = 24):
-    json_path, log = out / "summary.json", out / "run.sqlite"
-    proc = cli(folder, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", str(episodes),
-               "--num-envs", "8", "--json", json_path, "--log", log, *extra, env=QUIET, timeout=300)
+def run(prefetcher, job, folder: Path):
+    """A headless run of the task's 20-step episodes on 8 worlds (a background job: tests/support/mjlab_jobs.py):
+    its CompletedProcess, summary and log."""
+    proc, out = result_of(prefetcher, job, folder)
     assert proc.returncode == 0, proc.stderr[-3000:]  # no gate is asked for: a completed run exits 0
-    return proc, json.loads(json_path.read_text()), log
+    return proc, json.loads((out / "summary.json").read_text()), out / "run.sqlite"
 
 
 def by_seed(summary: dict, path: str) -> dict[int, dict]:
@@ -42,8 +42,8 @@ def test_a_run_folder_without_its_task_gets_one_line_naming_the_matching_tasks(m
                           "no_such_field", "episode_length_s")  # the fields there are
 
 
-def test_runner_and_the_deployed_onnx_play_the_same_episodes_world_by_world(mjlab_run_folder, tmp_path):
-    proc, summary, log = run(mjlab_run_folder, tmp_path)
+def test_runner_and_the_deployed_onnx_play_the_same_episodes_world_by_world(mjlab_run_folder, prefetcher, tmp_path):
+    proc, summary, log = run(prefetcher, WORLD_BY_WORLD, tmp_path / "job")  # 24 seeds
     assert summary["kind"] == "mjlab"
     assert list(summary["paths"]) == ["runner", "onnx"]  # the run's own <run>.onnx is there: the default pair
     assert f"{mjlab_run_folder.name}.onnx (mjlab's ONNX export" in proc.stderr
@@ -76,8 +76,8 @@ def rendered(content) -> str:
 
 
 @pytest.fixture(scope="module")
-def in_one_process(mjlab_run_folder, tmp_path_factory):
-    return run(mjlab_run_folder, tmp_path_factory.mktemp("in_process"), "--in-process", "--paths", "runner,jit")
+def in_one_process(mjlab_run_folder, prefetcher, tmp_path_factory):
+    return run(prefetcher, IN_ONE_PROCESS, tmp_path_factory.mktemp("in_process"))  # --in-process --paths runner,jit
 
 
 def test_paths_in_one_process_take_turns_and_episodes_record_their_terms(in_one_process):
@@ -198,13 +198,12 @@ def test_a_world_the_nan_guard_ends_is_invalid_and_the_others_run_on():
         env.close()
 
 
-def test_sim_to_sim_on_another_mjlab_task(mjlab_run_folder, tmp_path, capsys):
+def test_sim_to_sim_on_another_mjlab_task(mjlab_run_folder, prefetcher, tmp_path, capsys):
     """`--vs-env TASK`: the same policy on another mjlab task (here: balance-trained, asked to swing up)."""
     assert_one_line_error(in_process(capsys, mjlab_run_folder, "--env", TASK, "--vs-env", "Mjlab-Cartpole-Upside",
                                      "--headless"), "--vs-env 'Mjlab-Cartpole-Upside' is not a registered mjlab task")
     # one batch of 8 worlds each way: the pole hanging down costs every episode, no spread to average out
-    proc, summary, _ = run(mjlab_run_folder, tmp_path, "--vs-env", "Mjlab-Cartpole-Swingup", "--vs-env-config", SHORT,
-                           episodes=8)
+    proc, summary, _ = run(prefetcher, SIM_TO_SIM, tmp_path / "job")  # --vs-env Mjlab-Cartpole-Swingup, 8 seeds
     assert list(summary["paths"]) == ["onnx", "onnx@vs-env"]
     assert "Mjlab-Cartpole-Swingup" in proc.stderr
     home, away = summary["paths"]["onnx"], summary["paths"]["onnx@vs-env"]

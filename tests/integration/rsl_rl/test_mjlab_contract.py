@@ -12,15 +12,14 @@ import pytest
 
 pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip install -e '.[mjlab]'")
 
-from tests.support.common import cli  # noqa: E402
+from tests.support.cli_jobs import result_of  # noqa: E402
+from tests.support.mjlab_jobs import DOCTOR, PLANTED, UNREADABLE  # noqa: E402
 from tests.support.mjlab_run import with_metadata  # noqa: E402
 from tui_eval.config.spec import RunSpec  # noqa: E402
 from tui_eval.doctor.contract import contract_findings  # noqa: E402
 from tui_eval.kinds import load_kind  # noqa: E402
 
 TASK = "Mjlab-Cartpole-Balance"
-SHORT = json.dumps({"episode_length_s": 1.0})
-QUIET = {"CUDA_VISIBLE_DEVICES": ""}
 ITEMS = ["joint order", "joint stiffness", "joint damping", "default joint positions", "action scale",
          "observation terms", "observation scale", "observation clip", "observation history",
          "observation history dim", "command names", "normalizer"]
@@ -60,36 +59,33 @@ def test_a_planted_mismatch_is_named_with_both_values_and_is_the_doctors_first_f
     assert first.evidence.startswith(f"export: {broken[0]['export']}; env: {broken[0]['env']}")
 
 
-def test_the_doctor_puts_a_planted_stiffness_first(mjlab_run_folder, tmp_path):
-    planted = with_metadata(mjlab_run_folder, tmp_path, joint_stiffness="5.000")
-    proc = cli("diagnose", planted, "--env", TASK, "--env-config", SHORT, "--num-envs", "8", "--seed", "1000000000",
-               env=QUIET, timeout=300)
+def test_the_doctor_puts_a_planted_stiffness_first(mjlab_run_folder, prefetcher, tmp_path):
+    # diagnose on a copy of the run whose export states a stiffness of 5 (a background job: tests/support/mjlab_jobs.py)
+    proc, _ = result_of(prefetcher, DOCTOR, tmp_path / "job")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.splitlines()[1].startswith("1. the export's deployment contract states the joint stiffness "
                                                   "otherwise than the env")
 
 
-def test_metadata_that_cannot_be_read_is_one_note_and_the_run_goes_on(mjlab_run_folder, tmp_path):
+def test_metadata_that_cannot_be_read_is_one_note_and_the_run_goes_on(mjlab_run_folder, prefetcher, tmp_path):
     broken = with_metadata(mjlab_run_folder, tmp_path, joint_damping="soft,stiff")
     contract = contract_of(broken)
     assert [i["name"] for i in contract["items"]] == ["normalizer"]  # read from the graph, not the metadata
     assert contract["notes"] == ["the export's metadata field joint_damping is not a list of numbers: 'soft,stiff'"]
-    out = tmp_path / "summary.json"
-    proc = cli(broken, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "8", "--num-envs", "8",
-               "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
+    # a run of 8 seeds on the same planted copy, a background job (tests/support/mjlab_jobs.py)
+    proc, out = result_of(prefetcher, UNREADABLE, tmp_path / "job")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    summary = json.loads(out.read_text())
+    summary = json.loads((out / "summary.json").read_text())
     assert summary["paths"]["onnx"]["episodes"] == 8  # the run goes on with every path
     assert "note: the export's metadata field joint_damping is not a list of numbers" in proc.stdout
 
 
-def test_a_planted_stiffness_costs_returns_on_the_deploy_path_with_the_same_policy(mjlab_run_folder, tmp_path):
-    planted = with_metadata(mjlab_run_folder, tmp_path, joint_stiffness="5.000")
-    out = tmp_path / "summary.json"
-    proc = cli(planted, "--env", TASK, "--env-config", SHORT, "--headless", "--episodes", "32", "--num-envs", "8",
-               "--paths", "runner,deploy", "--json", out, "--log", tmp_path / "run.sqlite", env=QUIET, timeout=600)
+def test_a_planted_stiffness_costs_returns_on_the_deploy_path_with_the_same_policy(mjlab_run_folder, prefetcher,
+                                                                                   tmp_path):
+    # runner,deploy on 32 seeds of a copy whose export states a stiffness of 5 (a background job)
+    proc, out = result_of(prefetcher, PLANTED, tmp_path / "job")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    comparison = json.loads(out.read_text())["comparison"]
+    comparison = json.loads((out / "summary.json").read_text())["comparison"]
     # the deploy path sends the runner's actions on the same observations, into an env with the contract's gains
     assert comparison["same_policy"] is True and comparison["exact"] is False
     assert comparison["verdict"] == "differ" and comparison["diff_cs95"][0] > 0  # the runner's returns are higher

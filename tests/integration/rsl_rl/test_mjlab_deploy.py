@@ -4,13 +4,12 @@ played silently), and with observations built in the contract's joint order as a
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip install -e '.[mjlab]'")
 
-from tests.support.common import cli  # noqa: E402
+from tests.support.cli_jobs import result_of  # noqa: E402
+from tests.support.mjlab_jobs import WRONG_LENGTH  # noqa: E402
 from tests.support.mjlab_run import with_metadata  # noqa: E402
 from tui_eval.config.spec import RunSpec  # noqa: E402
 from tui_eval.errors import BadInput  # noqa: E402
@@ -18,7 +17,6 @@ from tui_eval.kinds import load_kind  # noqa: E402
 
 TASK, OTHER = "Mjlab-Cartpole-Balance", "Mjlab-Cartpole-Swingup"
 SHORT = {"episode_length_s": 1.0}
-QUIET = {"CUDA_VISIBLE_DEVICES": ""}
 
 
 def test_the_deploy_path_plays_on_another_task_with_vs_env(mjlab_deploy_run):
@@ -47,7 +45,8 @@ def test_the_other_tasks_deploy_env_takes_the_contracts_gains(mjlab_run_folder, 
     assert _gains_on(other, "deploy") == [5.0] and _gains_on(other, "onnx") == [1.0]
 
 
-def test_a_field_of_the_wrong_length_is_one_note_and_one_line_for_the_deploy_path(mjlab_run_folder, tmp_path):
+def test_a_field_of_the_wrong_length_is_one_note_and_one_line_for_the_deploy_path(mjlab_run_folder, prefetcher,
+                                                                                  tmp_path):
     three = with_metadata(mjlab_run_folder, tmp_path / "three", joint_stiffness="5.000,5.000,5.000")
     contract = load_kind(RunSpec(checkpoint=str(three), env_id=TASK, num_envs=1)).deploy_contract().to_json()
     assert contract["notes"] == ["the export's metadata field joint_stiffness has 3 values for the 2 joints of "
@@ -60,8 +59,7 @@ def test_a_field_of_the_wrong_length_is_one_note_and_one_line_for_the_deploy_pat
                                        "has 2 values for the env's 1 actuated joints; run the other paths"):
         _gains_on(kind, "deploy")
     # the same line from the path's own process (where a run builds it): the message alone, not its type's name
-    proc = cli(two, "--env", TASK, "--env-config", json.dumps(SHORT), "--headless", "--episodes", "2", "--num-envs",
-               "2", "--paths", "onnx,deploy", "--log", tmp_path / "run.sqlite", env=QUIET, timeout=300)
+    proc, _ = result_of(prefetcher, WRONG_LENGTH, tmp_path / "job")  # onnx,deploy on the same copy (a background job)
     assert proc.returncode == 2 and proc.stderr.splitlines()[-1].startswith(
         "tui-eval: error: the deploy path drives the export by its metadata, whose joint_stiffness"), proc.stderr[-800:]
 

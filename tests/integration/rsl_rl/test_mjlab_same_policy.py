@@ -10,19 +10,15 @@ import pytest
 
 pytest.importorskip("mjlab", reason="the mjlab extra is not installed: pip install -e '.[mjlab]'")
 
-from tests.support.common import cli  # noqa: E402
-
-TASK = "Mjlab-Cartpole-Balance"
-LONG_ENOUGH = json.dumps({"episode_length_s": 6.0})  # 120 steps: runner and onnx part (20 steps do not)
+from tests.support.cli_jobs import result_of  # noqa: E402
+from tests.support.mjlab_jobs import SAME_POLICY  # noqa: E402
 
 
-def test_runner_and_its_onnx_export_part_yet_read_same_policy_never_differ(mjlab_run_folder, tmp_path):
-    out = tmp_path / "summary.json"
-    proc = cli(mjlab_run_folder, "--env", TASK, "--env-config", LONG_ENOUGH, "--headless", "--episodes", "8",
-               "--num-envs", "8", "--json", out, "--log", tmp_path / "run.sqlite", env={"CUDA_VISIBLE_DEVICES": ""},
-               timeout=600)
+def test_runner_and_its_onnx_export_part_yet_read_same_policy_never_differ(mjlab_run_folder, prefetcher, tmp_path):
+    # 8 seeds of 120 steps (runner and onnx part; 20 steps do not): a background job (tests/support/mjlab_jobs.py)
+    proc, out = result_of(prefetcher, SAME_POLICY, tmp_path / "job")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    comparison = json.loads(out.read_text())["comparison"]
+    comparison = json.loads((out / "summary.json").read_text())["comparison"]
     assert (comparison["a"], comparison["b"]) == ("runner", "onnx")
     assert comparison["differing"] > 0 and comparison["exact"] is False and comparison["verdict"] != "differ"
     assert comparison["same_policy"] is True
