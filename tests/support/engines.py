@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from tui_eval.cli import build_parser, spec_from_args
@@ -118,3 +122,37 @@ def assert_resampled_and_explored(result: dict, path: str = "connectors", replay
     assert all(r.explore is True for i in (2, 3) for r in block[i])  # the path's own process sampled
     greedy = {r.seed: r.ret for r in block[0]}
     assert any(r.ret != greedy[r.seed] for r in block[3]), "explore on played the greedy episodes again"
+
+
+@contextlib.contextmanager
+def checks_watched(engine) -> Iterator[dict[int, int]]:
+    """The processes of the engine's checks of a differing seed (tui_eval/isolation/check.py) while they run: pid ->
+    the highest niceness seen (0 while a process taken from the zygote waits for its request)."""
+    seen: dict[int, int] = {}
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.05):
+            for interpreter in list(engine._prove._live):
+                pid = interpreter.process.pid
+                try:
+                    seen[pid] = max(seen.get(pid, 0), os.getpriority(os.PRIO_PROCESS, pid))
+                except OSError:  # it ended meanwhile
+                    pass
+
+    watcher = threading.Thread(target=watch, name="checks-watched", daemon=True)
+    watcher.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        watcher.join()
+
+
+def session_alive(pid: int) -> bool:
+    """Whether a process is left in the session (process group) that process `pid` led: what it started."""
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

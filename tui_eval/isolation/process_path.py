@@ -90,6 +90,7 @@ class Interpreter:
         return cls(folder, listener, process, output_file)
 
     def end(self) -> None:
+        _end_session(self.process.pid)
         if self.process.poll() is None:
             self.process.kill()
             _wait(self.process, 1.0)
@@ -399,6 +400,17 @@ class ProcessPath(InferencePath):
             _wait(process, 1.0)
         close_ends(self._conn, self._listener)
         shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def _end_session(pid: int) -> None:
+    """Kill what the process started in its session (its own from its start): a local Ray's GCS, raylet, agents
+    and workers. Killed with their driver alone, Ray's agents lived on for a minute at a few % of a core each: a
+    check's (it starts a Ray of its own for RLlib's evaluate) after every check."""
+    if hasattr(os, "killpg"):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):  # nothing left in it
+            pass
 
 
 def _wait(process: Any, seconds: float) -> None:

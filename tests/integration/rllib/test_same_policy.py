@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 
 from tests.support.bad_input import in_process
 from tests.support.common import ROOT
-from tests.support.engines import finish, plan_for, run_to_end
+from tests.support.engines import checks_watched, finish, plan_for, run_to_end
 from tui_eval.isolation.check import CHECK_NICENESS, check_niceness
 from tui_eval.session import start_engine
 from tui_eval.views.format import verdict_line
@@ -60,31 +59,13 @@ def test_a_tolerance_below_the_rounding_makes_the_float64_copy_differ_exact(tmp_
     assert summary.agreement["tolerance"] == {"atol": 1e-9, "rtol": 1e-9, "source": "--action-tolerance"}
 
 
-def check_processes_niceness(engine, seen: set[int], stop: threading.Event) -> None:
-    """The niceness of each check process the engine's check has under way, until `stop` (0 while a process taken
-    from the zygote waits for its request)."""
-    while not stop.wait(0.05):
-        for interpreter in list(engine._prove._live):
-            try:
-                seen.add(os.getpriority(os.PRIO_PROCESS, interpreter.process.pid))
-            except OSError:  # it ended meanwhile
-                pass
-
-
 def test_one_weight_moved_by_a_thousandth_is_differ_exact_with_its_step_and_both_actions(tmp_path):
     engine = start_engine(plan_for(PENDULUM, *against("moved_weight_pipelines"), log=tmp_path / "run.sqlite",
                                    own_processes=True))
-    seen: set[int] = set()
-    stop = threading.Event()
-    watcher = threading.Thread(target=check_processes_niceness, args=(engine, seen, stop), daemon=True)
-    watcher.start()
-    try:
+    with checks_watched(engine) as checks:
         finish(engine)
-    finally:
-        stop.set()
-        watcher.join()
     # the check yields the CPU to the run's paths; a run whose answer waits on it (--until-decided) keeps its own
-    assert max(seen) == CHECK_NICENESS != os.getpriority(os.PRIO_PROCESS, 0)  # once the check's request arrived
+    assert max(checks.values()) == CHECK_NICENESS != os.getpriority(os.PRIO_PROCESS, 0)
     assert check_niceness(engine._prove.spec) == CHECK_NICENESS
     assert check_niceness(plan_for(PENDULUM, "--until-decided", log=tmp_path / "u.sqlite").spec) == 0
     summary = engine.stats.comparison.summary()

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from tests.support.common import CARTPOLE, ROOT, wait_until
-from tests.support.engines import finish, plan_for, run_to_end
+from tests.support.engines import checks_watched, finish, plan_for, run_to_end, session_alive
 from tests.support.jobs import EXAMPLES
 from tui_eval.log.lifecycle import RunMeta
 from tui_eval.log.store import RunLog
@@ -91,9 +91,12 @@ def test_a_difference_that_does_not_replay_alone_makes_the_comparison_statistica
     """`DriftingCartPole` repeats itself for the probe's few episodes, then drifts with the process's history: the
     two paths' processes drift at other seeds, and the differing seed replayed alone gives another return."""
     log = tmp_path / "run.sqlite"
-    engine, records = run_to_end(CARTPOLE, "--env", "tests.support.fault_envs:DriftingCartPole-v0",
-                                 *EXPLORE_OFF, "--episodes", "12", "--num-envs", "2", log=log,
-                                 own_processes=True)
+    engine = start_engine(plan_for(CARTPOLE, "--env", "tests.support.fault_envs:DriftingCartPole-v0", *EXPLORE_OFF,
+                                   "--episodes", "12", "--num-envs", "2", log=log, own_processes=True))
+    with checks_watched(engine) as checks:
+        records = finish(engine)
+    # the check's process built `evaluate`, and its Ray with it: nothing of it outlives the check
+    assert len(checks) == 1 and wait_until(lambda: not any(session_alive(pid) for pid in checks), timeout=10)
     plan_said = RunMeta.read(RunLog(log, readonly=True)).facts["env seeding"]
     assert plan_said.startswith("repeats itself")  # the probe could not see it
     summary = engine.stats.comparison.summary()
