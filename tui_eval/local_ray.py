@@ -103,6 +103,25 @@ def _worker_pythonpath() -> str:
     return os.pathsep.join(dict.fromkeys(e for e in entries if e))
 
 
+def local_address() -> str | None:
+    """The address of the local Ray this process started (None without one, or where it joined a cluster)."""
+    if _temp_dir is None or not ray_running():
+        return None
+    import ray
+
+    return ray.get_runtime_context().gcs_address
+
+
+def join_local_ray(address: str) -> None:
+    """Connect this process to the local Ray of the process that started it (`local_address` there): no Ray of its
+    own to start (a GCS, a raylet and two agents, each importing Ray: a few core-seconds on 2 cores). The same
+    token and loopback settings came with the environment; it ends with this process."""
+    prepare_environment()
+    import ray
+
+    ray.init(address=address, log_to_driver=False, configure_logging=False)
+
+
 def ray_running() -> bool:
     """Whether Ray is up in this process (without importing it)."""
     ray = sys.modules.get("ray")

@@ -124,21 +124,35 @@ def assert_resampled_and_explored(result: dict, path: str = "connectors", replay
     assert any(r.ret != greedy[r.seed] for r in block[3]), "explore on played the greedy episodes again"
 
 
+class ChecksSeen:
+    """Per process of a check: the highest niceness seen (0 while a process taken from the zygote waits for its
+    request) and the most child processes it had at once (a Ray of its own: a GCS, a raylet and more)."""
+
+    def __init__(self) -> None:
+        self.niceness: dict[int, int] = {}
+        self.children: dict[int, int] = {}
+
+    def look(self, pid: int) -> None:
+        try:
+            niceness = os.getpriority(os.PRIO_PROCESS, pid)
+            children = sum(len(Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+                           for task in os.listdir(f"/proc/{pid}/task"))
+        except OSError:  # it ended meanwhile
+            return
+        self.niceness[pid] = max(self.niceness.get(pid, 0), niceness)
+        self.children[pid] = max(self.children.get(pid, 0), children)
+
+
 @contextlib.contextmanager
-def checks_watched(engine) -> Iterator[dict[int, int]]:
-    """The processes of the engine's checks of a differing seed (tui_eval/isolation/check.py) while they run: pid ->
-    the highest niceness seen (0 while a process taken from the zygote waits for its request)."""
-    seen: dict[int, int] = {}
+def checks_watched(engine) -> Iterator[ChecksSeen]:
+    """The processes of the engine's checks of a differing seed (tui_eval/isolation/check.py) while they run."""
+    seen = ChecksSeen()
     stop = threading.Event()
 
     def watch() -> None:
         while not stop.wait(0.05):
             for interpreter in list(engine._prove._live):
-                pid = interpreter.process.pid
-                try:
-                    seen[pid] = max(seen.get(pid, 0), os.getpriority(os.PRIO_PROCESS, pid))
-                except OSError:  # it ended meanwhile
-                    pass
+                seen.look(interpreter.process.pid)
 
     watcher = threading.Thread(target=watch, name="checks-watched", daemon=True)
     watcher.start()

@@ -52,6 +52,11 @@ class PolicyCheck:
         self._closed = False
 
     def __call__(self, request: CheckRequest) -> dict[str, Any]:
+        from tui_eval.local_ray import local_address
+
+        # a run with a local Ray (RLlib's evaluate in the run's process) lends it to the check: none to start there.
+        # Not with actors: the check's own would wait for the CPUs the run's hold.
+        address = None if self.spec.on_ray else local_address()
         interpreter = take_interpreter()
         with self._lock:
             closed = self._closed
@@ -61,7 +66,7 @@ class PolicyCheck:
             if closed:
                 raise RuntimeError("the run closed")
             conn = _connect(interpreter)
-            conn.send(("check", self.spec, asdict(request), None, self.setup))
+            conn.send(("check", self.spec, asdict(request), None, {**self.setup, "ray_address": address}))
             if not conn.poll(LOAD_TIMEOUT_S + FLOOR_BUDGET_S):
                 raise TimeoutError(f"the check did not answer within {LOAD_TIMEOUT_S + FLOOR_BUDGET_S:g}s")
             answer = conn.recv()

@@ -120,6 +120,10 @@ def serve_check(conn: Any, spec: RunSpec, request: dict[str, Any], setup: dict[s
     try:
         if setup.get("niceness"):
             os.nice(setup["niceness"])  # before Ray starts: its processes inherit it (tui_eval/isolation/check.py)
+        if setup.get("ray_address"):
+            from tui_eval.local_ray import join_local_ray
+
+            join_local_ray(setup["ray_address"])
         asked = CheckRequest(**request)
         kind = prepare_process(spec, setup["cwd"], setup["threads"], tuple(setup["keep_apart"]), in_ray=False)
         for name in (asked.a, asked.b):

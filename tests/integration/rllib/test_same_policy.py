@@ -65,7 +65,7 @@ def test_one_weight_moved_by_a_thousandth_is_differ_exact_with_its_step_and_both
     with checks_watched(engine) as checks:
         finish(engine)
     # the check yields the CPU to the run's paths; a run whose answer waits on it (--until-decided) keeps its own
-    assert max(checks.values()) == CHECK_NICENESS != os.getpriority(os.PRIO_PROCESS, 0)
+    assert max(checks.niceness.values()) == CHECK_NICENESS != os.getpriority(os.PRIO_PROCESS, 0)
     assert check_niceness(engine._prove.spec) == CHECK_NICENESS
     assert check_niceness(plan_for(PENDULUM, "--until-decided", log=tmp_path / "u.sqlite").spec) == 0
     summary = engine.stats.comparison.summary()

@@ -95,8 +95,10 @@ def test_a_difference_that_does_not_replay_alone_makes_the_comparison_statistica
                                    "--episodes", "12", "--num-envs", "2", log=log, own_processes=True))
     with checks_watched(engine) as checks:
         records = finish(engine)
-    # the check's process built `evaluate`, and its Ray with it: nothing of it outlives the check
-    assert len(checks) == 1 and wait_until(lambda: not any(session_alive(pid) for pid in checks), timeout=10)
+    # the check's process built `evaluate` on the run's Ray (no Ray of its own: no child process), and nothing of it
+    # outlives the check
+    assert list(checks.children.values()) == [0]
+    assert wait_until(lambda: not any(session_alive(pid) for pid in checks.children), timeout=10)
     plan_said = RunMeta.read(RunLog(log, readonly=True)).facts["env seeding"]
     assert plan_said.startswith("repeats itself")  # the probe could not see it
     summary = engine.stats.comparison.summary()
