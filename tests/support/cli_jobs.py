@@ -25,6 +25,16 @@ def cli_job(name: str, arguments: Arguments, *, timeout: float = 300) -> Job:
     return Job(name, command, timeout=timeout)
 
 
+def finished(job: Job) -> Path:
+    """The folder of `job`, an earlier job of the lane (or of the fixture that ran it), once it succeeded: for a job
+    whose run reads what that one wrote."""
+    if not job.done.wait(job.timeout + 60) or job.result is None or job.folder is None:
+        raise RuntimeError(f"the {job.name} job did not run")
+    if job.result.returncode != 0:
+        raise RuntimeError(f"the {job.name} job failed: {job.result.stderr[-2000:]}")
+    return job.folder
+
+
 def result_of(prefetcher, job: Job, folder: Path):
     """The job's CompletedProcess and the folder its files are in (`folder`, made here, when the test runs it)."""
     folder.mkdir(parents=True, exist_ok=True)

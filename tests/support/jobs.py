@@ -15,11 +15,14 @@ from tests.support.cli_jobs import (
     RECORD_WITHOUT_FRAMES,
     REPORT_RUN,
     UNTIL_DECIDED,
+    cli_job,
+    finished,
 )
 from tests.support.common import ROOT, SUPPORT
 from tests.support.mjlab_jobs import MJLAB_RUN
 from tests.support.mjlab_jobs import WANTED_BY as MJLAB_WANTED_BY
 from tests.support.prefetch import Job, plain_env
+from tests.support.sweep_runs import BEST_RSL
 from tests.support.user_checkpoints import PROJECT_SOURCE
 from tests.support.user_runs import user_runs
 
@@ -79,6 +82,10 @@ def _examples(folder: Path):
 MYPY = Job("mypy", _mypy)
 EXAMPLES = Job("example_checkpoints", _examples)
 SWEEP_RUNS = Job("sweep_runs", _sweep_runs)
+#: two of the sweep runs' rsl_rl checkpoints swept with `--workers 2` (a local Ray in the CLI's process)
+SWEEP_WORKERS = cli_job("sweep_workers", lambda f: (
+    ["sweep", finished(SWEEP_RUNS) / "rsl" / BEST_RSL, finished(SWEEP_RUNS) / "rsl" / "model_10.pt", "--episodes",
+     "400", "--headless", "--workers", "2", "--json", f / "workers.json"], ROOT))
 REPORT_IMAGE = Job("report_image", _report_image)
 DOCTOR = Job("doctor_checkpoints", _doctor)
 USER = Job("user_checkpoints", _user)
@@ -115,4 +122,5 @@ WANTED_BY: list[tuple[Job, tuple[str, ...]]] = [
                   "tests/integration/doctor/test_doctor_probes.py::test_an_rllib_lstm")),
     # after every training job: the user's runs need only theirs, and their tests come last
     *[(job, (_USER_TESTS,)) for job in USER_RUNS.values()],
+    (SWEEP_WORKERS, ("tests/integration/sweep/test_sweep.py::test_workers_spread",)),
 ]

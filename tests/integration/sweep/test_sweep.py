@@ -121,20 +121,19 @@ async def test_the_live_leaderboard_shows_each_round_and_q_stops_the_sweep(runs,
             entrant.path.close()
 
 
-def test_workers_spread_each_checkpoints_episodes_over_ray_actors_with_the_same_result(runs, tmp_path):
+def test_workers_spread_each_checkpoints_episodes_over_ray_actors_with_the_same_result(runs, prefetcher, tmp_path):
     """`--workers 2`: every checkpoint's path in two actors of a local Ray (in a process of its own, as a user
     runs it); the same seeds give the same episodes, so the board is the in-process sweep's. Two of the run's
     checkpoints (four actors, not eight: each actor loads torch and the policy on its own) still race to an
     elimination."""
-    from tests.support.common import cli
+    from tests.support.cli_jobs import result_of
+    from tests.support.jobs import SWEEP_WORKERS
 
     pair = [runs / "rsl" / BEST_RSL, runs / "rsl" / "model_10.pt"]
     code, alone = sweep(tmp_path, *map(str, pair), "--episodes", "400")
-    out = tmp_path / "workers.json"
-    proc = cli("sweep", *pair, "--episodes", "400", "--headless", "--workers", "2", "--json", out,
-               env={"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
+    proc, out = result_of(prefetcher, SWEEP_WORKERS, tmp_path / "job")  # the same pair with --workers 2 (a job)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    spread = json.loads(out.read_text())
+    spread = json.loads((out / "workers.json").read_text())
     assert spread["best"] == alone["best"] == BEST_RSL and spread["episodes"] < 400
     assert [(r["checkpoint"], r["episodes"]) for r in spread["checkpoints"]] == \
         [(r["checkpoint"], r["episodes"]) for r in alone["checkpoints"]]
