@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.support.cli_jobs import finished
 from tests.support.common import ROOT
 from tests.support.prefetch import Job, plain_env
 
@@ -33,10 +34,8 @@ MJLAB_RUN = Job("mjlab_run", _train)
 
 def trained_run() -> Path:
     """The run folder the `mjlab_run` job trained (waited for: a job of this module starts after it)."""
-    if not MJLAB_RUN.done.wait(MJLAB_RUN.timeout + 60) or MJLAB_RUN.result is None:
-        raise RuntimeError("the mjlab run was not trained: the mjlab_run job did not run")
-    if MJLAB_RUN.result.returncode != 0:
-        raise RuntimeError(f"the mjlab run failed to train: {MJLAB_RUN.result.stderr[-2000:]}")
+    finished(MJLAB_RUN)
+    assert MJLAB_RUN.result is not None
     return Path(MJLAB_RUN.result.stdout.strip().splitlines()[-1])
 
 

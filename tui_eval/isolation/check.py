@@ -12,10 +12,10 @@ paths as the run's processes build them; the run goes on meanwhile):
    alone, within a time budget, and set beside the run's returns on them.
 
 The paths run one at a time here, each seeding its env and the process-wide generators at its resets as in the run.
-The check's process (and the Ray it starts) yields the CPU to the run's paths (`CHECK_NICENESS`): it is background
-work, and on a busy machine it would otherwise take a third of the cores from the run it checks. Only where the run's
-answer waits on it (`--until-decided`, a `--fail-if-worse` gate: the paths' further seeds are spent until it says)
-does it keep the run's priority.
+The check's process (and the Ray it starts, where it cannot join the run's) yields the CPU to the run's paths
+(`CHECK_NICENESS`): it is background work, and on a busy machine it would otherwise take a third of the cores from
+the run it checks. Only where the run's answer waits on it (`--until-decided`, a `--fail-if-worse` gate: the paths'
+further seeds are spent until it says) does it keep the run's priority.
 `PolicyCheck` is the run's side (the engine's `prove`, tui_eval/engine/proof.py); the child's is
 tui_eval/isolation/check_serve.py.
 """

@@ -404,8 +404,7 @@ class ProcessPath(InferencePath):
 
 def _end_session(pid: int) -> None:
     """Kill what the process started in its session (its own from its start): a local Ray's GCS, raylet, agents
-    and workers. Killed with their driver alone, Ray's agents lived on for a minute at a few % of a core each: a
-    check's (it starts a Ray of its own for RLlib's evaluate) after every check."""
+    and workers. Killed with their driver alone, Ray's agents lived on for a minute at a few % of a core each."""
     if hasattr(os, "killpg"):
         try:
             os.killpg(pid, signal.SIGKILL)
