@@ -34,6 +34,7 @@ from tui_eval.envs.guard import BLOCK_KEY, IDLE_KEY, INVALID_KEY, SEED_KEY, SUCC
 from tui_eval.feed import FeedRelay, SeedFeed
 from tui_eval.integrations.rllib.parts import RLLIB_PARTS
 from tui_eval.integrations.rllib.paths.env import EnvRecipe
+from tui_eval.integrations.rllib.paths.eval_calls import CallLength, ItemSinks, nothing_left
 from tui_eval.integrations.rllib.paths.eval_runners import RunnerWatch
 from tui_eval.integrations.rllib.paths.filters import freeze_runner_filters
 from tui_eval.integrations.rllib.paths.rerun import RllibRerun
@@ -52,10 +53,12 @@ SEEDS_PER_RUNNER = 4  # seeds waiting in the dispenser per remote runner
 #: seconds one evaluate() call aims at: long enough that its fixed costs (weight and connector-state
 #: sync, metrics reduce) stay small, short enough that stop and pause take effect quickly
 CALL_SECONDS = 1.0
-DRAIN_CALL_SECONDS = 0.1  # a call's length while no new seed is to be had
+DRAIN_CALL_SECONDS = 0.1  # a remote call's length while no new seed is to be had
 
 
 LIVE_PATHS: dict[str, tuple[EnvRecipe, FeedRelay, str | None, float | None]] = {}
+#: where a local runner's episodes go as they end (the running path's, by token)
+ITEM_SINKS = ItemSinks(TOKEN_KEY, METRIC)
 
 
 def evaluation_env_parts(env_context) -> tuple[EnvRecipe, SeedFeed, str | None, float | None]:
@@ -75,8 +78,9 @@ def guarded_env_creator(env_context):
                       step_timeout=step_timeout)
 
 
-def log_episode(*, episode, metrics_logger, prev_episode_chunks=(), **kwargs) -> None:
-    """on_episode_end callback: one item per finished episode, read back from evaluate()'s results.
+def log_episode(*, episode, metrics_logger, prev_episode_chunks=(), env_runner=None, **kwargs) -> None:
+    """on_episode_end callback: one item per finished episode, to the running path at once (a local runner) or
+    read back from evaluate()'s results (a remote one).
 
     An episode that spans several evaluate() calls reaches this callback as its last chunk, with the
     earlier chunks in `prev_episode_chunks` (as RLlib's own episode metrics add them up).
@@ -92,7 +96,7 @@ def log_episode(*, episode, metrics_logger, prev_episode_chunks=(), **kwargs) ->
         "success": last.get(SUCCESS_KEY), "invalid": last.get(INVALID_KEY),
         "wall_s": float(sum(c.get_duration_s() for c in chunks)),
     }
-    metrics_logger.log_value(METRIC, item, reduce="item_series")
+    ITEM_SINKS.report(env_runner, metrics_logger, item)
 
 
 class RllibEvaluatePath(RllibRerun, InferencePath):
@@ -154,6 +158,7 @@ class RllibEvaluatePath(RllibRerun, InferencePath):
                             f"it) on {where}, {num_envs} envs each, env {recipe.name}"
                             + (f", {frozen} filter(s) frozen at the checkpoint's statistics" if frozen else ""))
         self.watch = None if self.pump is None else RunnerWatch(self.algo, self.pump, workers, self._runner_back)
+        self._nothing_left = nothing_left(self.seeds, lambda: self.algo.eval_env_runner.env)
         self.placement = self._runner_placement()
 
     def _runner_back(self) -> None:
@@ -256,19 +261,23 @@ class RllibEvaluatePath(RllibRerun, InferencePath):
             self.watch.placement = placement
         return placement
 
-    def _set_call_steps(self, steps: int) -> None:
+    def _set_call_steps(self, steps: int) -> int:
+        """Sets the next call's length; returns it. On the local runner, a `CallLength` that also ends the call
+        once it has nothing left to do (eval_calls.py)."""
+        length = steps if self.workers else CallLength(steps, self._nothing_left)
         # evaluate() reads evaluation_duration from the (frozen) config at call time.
         config = self.algo.config
-        if config.evaluation_duration != steps:
-            config._is_frozen = False
-            config.evaluation_duration = steps
-            config._is_frozen = True
+        config._is_frozen = False
+        config.evaluation_duration = length
+        config._is_frozen = True
+        return length
 
     def _next_call_steps(self) -> int:
-        """A call's length. Draining (the feed had no seed for the last env that asked: the run's end, or
-        a pause), envs that finish go idle while the rest play on, and a call runs its steps to the end
-        however few envs still play: short calls then, so that the path returns soon after its last episode."""
-        if self.seeds.dry and self._rate is not None:
+        """A call's length. Remote runners draining (the feed had no seed for the last env that asked: the run's
+        end, or a pause), envs that finish go idle while the rest play on, and a call runs its steps to the end
+        however few envs still play: short calls then, so that the path returns soon after its last episode.
+        (A local runner's call ends by itself once every env is idle.)"""
+        if self.workers and self.seeds.dry and self._rate is not None:
             return max(self.num_envs, int(self._rate * DRAIN_CALL_SECONDS))
         return self.call_steps
 
@@ -279,26 +288,26 @@ class RllibEvaluatePath(RllibRerun, InferencePath):
                          library=RLLIB_PARTS)
 
     def run(self, feed: SeedFeed, emit: Emit) -> None:
-        self.seeds.feed = feed
+        self.seeds.feed, self.seeds.dry = feed, False  # dry: said of the last run's feed
+        if self.seeds.running and not self.workers:  # the last run stopped with episodes in flight: dropped
+            self.seeds.running.clear()
+            self.algo.eval_env_runner._needs_initial_reset = True  # RLlib's flag: reset envs and episodes first
         if self.pump is not None:
             self.pump.start()
+        else:  # the local runner's episodes reach the run as they end
+            ITEM_SINKS.open(self.token, lambda item: self._emit_item(item, emit))
         try:
             while not feed.cancelled:
                 if self.watch is not None and not self.watch.healthy():  # every runner down: wait for room
                     self.watch.wait_for_room(self._notice(feed))
                     continue
-                asked = self._next_call_steps()
-                self._set_call_steps(asked)
+                length = self._set_call_steps(self._next_call_steps())
                 started = self._call_started = time.perf_counter()
                 self._calls += 1
                 results = self.algo.evaluate()
                 self._call_started = None
-                self._rate = asked / max(time.perf_counter() - started, 1e-3)  # env steps per second
-                self.call_steps = max(10 * self.num_envs, min(int(self._rate * CALL_SECONDS), 4 * self.call_steps))
-                finished = [item for item in _episode_items(results)
-                            if self.seeds.finish((item["seed"], item["block"]))]
-                for item in finished:
-                    emit(self._record(item))
+                self._time_call(getattr(length, "taken", 0) or int(length), time.perf_counter() - started)
+                finished = [item for item in _episode_items(results) if self._emit_item(item, emit)]
                 if self.pump is not None:
                     self._collect_remote(feed, [(item["seed"], item["block"]) for item in finished], emit)
                 if self.seeds.dry and not self.seeds.running:
@@ -310,7 +319,22 @@ class RllibEvaluatePath(RllibRerun, InferencePath):
         finally:
             if self.pump is not None:
                 self.pump.stop()
+            ITEM_SINKS.close(self.token)
             self.seeds.feed = None
+
+    def _time_call(self, steps: int, seconds: float) -> None:
+        """The next call's length from this one's rate: CALL_SECONDS' worth, at most 4x the last."""
+        if steps < self.num_envs:  # a call that ended at once says nothing of the rate
+            return
+        self._rate = steps / max(seconds, 1e-3)  # env steps per second
+        self.call_steps = max(10 * self.num_envs, min(int(self._rate * CALL_SECONDS), 4 * self.call_steps))
+
+    def _emit_item(self, item: dict[str, Any], emit: Emit) -> bool:
+        """Emits the episode of an item once (a seed still running); True when it did."""
+        if not self.seeds.finish((item["seed"], item["block"])):
+            return False
+        emit(self._record(item))
+        return True
 
     def _collect_remote(self, feed: SeedFeed, finished: list, emit: Emit) -> None:
         """Forget recorded seeds at the dispenser; run again the seeds of runners that died, bring them back;

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tui_eval.integrations.rllib.paths.evaluate import METRIC, RllibEvaluatePath, evaluation_env_parts
+from tui_eval.integrations.rllib.paths.evaluate import ITEM_SINKS, RllibEvaluatePath, evaluation_env_parts
 from tui_eval.integrations.rllib.paths.multi_agent_env import MultiAgentGuardedEnv
 from tui_eval.integrations.rllib.paths.multi_agent_record import module_returns
 from tui_eval.records import EpisodeRecord
@@ -33,7 +33,8 @@ def guarded_multi_agent_env_creator(env_context):
                                 success_key=success_key, step_timeout=step_timeout)
 
 
-def log_multi_agent_episode(*, episode, env, env_index, metrics_logger, prev_episode_chunks=(), **kwargs) -> None:
+def log_multi_agent_episode(*, episode, env, env_index, metrics_logger, prev_episode_chunks=(), env_runner=None,
+                            **kwargs) -> None:
     """on_episode_end callback: one item per finished multi-agent episode (none for an idle one)."""
     guard = env.envs[env_index].unwrapped
     if not isinstance(guard, MultiAgentGuardedEnv):
@@ -43,12 +44,12 @@ def log_multi_agent_episode(*, episode, env, env_index, metrics_logger, prev_epi
         return
     chunks = [*prev_episode_chunks, episode]
     modules = module_returns(chunks, ())
-    metrics_logger.log_value(METRIC, {
+    ITEM_SINKS.report(env_runner, metrics_logger, {
         "seed": int(facts["seed"]), "block": int(facts["block"]), "return": sum(r for _, r, _ in modules),
         "modules": [list(m) for m in modules], "length": sum(len(c) for c in chunks),
         "success": facts["success"], "invalid": facts["invalid"],
         "wall_s": float(sum(c.get_duration_s() for c in chunks)),
-    }, reduce="item_series")
+    })
 
 
 class RllibMultiAgentEvaluatePath(RllibEvaluatePath):
