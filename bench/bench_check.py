@@ -6,10 +6,12 @@ playing the same seeds at once, with the check of a differing seed running besid
 
 The check (tui_eval/isolation/check.py: a fresh process that builds both paths, replays the seed on each, feeds each
 policy the other's observations and replays more seeds for the noise floor) runs once per run, from the first
-differing seed, while the run goes on. Here it runs for the whole of a `paths+check` round: one check after another,
-started with the round and ended with it. Contenders: `paths` (the host path in this process and the other in a
-process of its own, both on the round's seeds at once; the round ends when both are done) and `paths+check`. The row:
-both paths' env steps/s together with the check beside them / without, target >= 0.95 (the check keeps the run
+differing seed, while the run goes on. Contenders: `paths` (the host path in this process and the other in a
+process of its own, both on the round's seeds at once; the round ends when both are done: a default run of
+--episodes seeds), `paths+check` (the same with one check started with the round, the round ending once the check
+has too: a run waits for its check) and `paths+checks` (checks one after another for the whole round: the check's
+steady cost, the worst case). The rows:
+both paths' env steps/s together with the check(s) beside them / without, target >= 0.95 (the check keeps the run
 within 5 % of its speed). The check's own duration is printed too. Default: the CartPole demo (evaluate and
 connectors); any checkpoint tui-eval opens works (its default paths, the check of `a` = its first path).
 How it measures: bench/common.py.
@@ -98,14 +100,15 @@ class Paths:
 
 
 class CheckLoop:
-    """Checks one after another in a thread of their own while a round runs (`start`, `stop`); their durations."""
+    """Checks one after another in a thread of their own while a round runs (`start`, `stop`), or one per round
+    (`once`); their durations."""
 
-    def __init__(self, spec, request):
+    def __init__(self, spec, request, once: bool = False):
         from tui_eval.isolation.check import PolicyCheck
 
         self.make = lambda: PolicyCheck(spec, {"cwd": os.getcwd(), "threads": 1, "keep_apart": [],
                                                "sys_path": [p for p in sys.path if p]})
-        self.request, self.durations = request, []
+        self.request, self.durations, self.once = request, [], once
         self._stop = threading.Event()
         self._check = None
         self._thread: threading.Thread | None = None
@@ -119,6 +122,8 @@ class CheckLoop:
                 self.durations.append(time.perf_counter() - started)
             except Exception:  # ended by `stop` (its process closed): no duration
                 pass
+            if self.once:
+                return
 
     def start(self) -> None:
         self._stop.clear()
@@ -145,24 +150,35 @@ def main() -> None:
     spec = RunSpec(checkpoint=str(args.checkpoint.resolve()), num_envs=args.num_envs)
     paths = Paths(spec, args.episodes)
     paths.play()  # warm-up, and the records the check's request is made of
-    checks = CheckLoop(spec, paths.request())
+    request = paths.request()
+    loops = {"paths+check": CheckLoop(spec, request, once=True), "paths+checks": CheckLoop(spec, request)}
 
-    def with_check() -> int:
-        checks.start()
-        try:
-            return paths.play()
-        finally:
-            checks.stop()
+    def with_checks(checks: CheckLoop):
+        def play() -> int:
+            checks.start()
+            try:
+                steps = paths.play()
+                if checks.once and checks._thread is not None:  # a run that ends meanwhile waits for its check
+                    checks._thread.join()
+                return steps
+            finally:
+                checks.stop()
+
+        return play
 
     print(f"{args.checkpoint.name}, {args.num_envs} envs, the same {args.episodes} seeds per path per round; "
           f"{THREADS}\na default run places its paths: {paths.line}", flush=True)
-    built = [Contender("paths", paths.play, cpu=paths.cpu), Contender("paths+check", with_check, cpu=paths.cpu)]
-    wanted = [Ratio("paths+check", "paths", "both paths with the check beside them / without", 0.95,
-                    "the policy-agreement check, as placed:")]
+    built = [Contender("paths", paths.play, cpu=paths.cpu),
+             *(Contender(name, with_checks(loop), cpu=paths.cpu) for name, loop in loops.items())]
+    wanted = [Ratio("paths+check", "paths", f"a run of {args.episodes} seeds with its one check / without", 0.95,
+                    "the policy-agreement check, as placed:"),
+              Ratio("paths+checks", "paths", "both paths with checks one after another beside them / without", None,
+                    "the check's steady cost (the worst case: a run checks once):")]
     report(run_measure(built, wanted, args), wanted, clocks_of(args))
-    if checks.durations:
-        print(f"  a check took {statistics.median(checks.durations):.1f} s (median of {len(checks.durations)} that "
-              "finished within a round)")
+    for name, loop in loops.items():
+        if loop.durations:
+            print(f"  {name}: a check took {statistics.median(loop.durations):.1f} s (median of "
+                  f"{len(loop.durations)} that finished within a round)")
 
 
 if __name__ == "__main__":

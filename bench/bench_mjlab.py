@@ -1,8 +1,8 @@
 """Env steps/s of tui-eval's mjlab paths against a bare loop of mjlab's own env and inference policy, 16 worlds, each
 path in both placements, measured until each ratio's interval is narrow.
 
-    python bench/bench_mjlab.py [--run RUN_FOLDER] [--task Mjlab-Cartpole-Balance] [--batches 4] [--cpu-time]
-                                [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 200]
+    python bench/bench_mjlab.py [--run RUN_FOLDER] [--task Mjlab-Cartpole-Balance] [--batches 2] [--cpu-time]
+                                [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 480]
 
 The run: `--run` (an mjlab run folder), else a tiny one trained here by mjlab's own `train`
 (tests/support/mjlab_run.py, ~20 s). Episodes last `--episode-s` seconds (cartpole balance ends every episode at
@@ -125,8 +125,9 @@ def main() -> None:
     parser.add_argument("--run", type=Path)
     parser.add_argument("--task", default="Mjlab-Cartpole-Balance")
     parser.add_argument("--episode-s", type=float, default=5.0)
-    parser.add_argument("--batches", type=int, default=4, help="batches of 16 seeds per round")
-    bench_options(parser, max_rounds=30, budget_s=200.0)
+    # rounds of 2 batches (~20 s) in 480 s: enough of them (>= 8) for an interval of the median to mean something
+    parser.add_argument("--batches", type=int, default=2, help="batches of 16 seeds per round")
+    bench_options(parser, max_rounds=30, budget_s=480.0)
     args = parser.parse_args()
     run = args.run
     if run is None:

@@ -16,7 +16,9 @@ env_config, and a runner that dies is restarted by Ray and brought back between 
 its unreported seeds run again at once).
 `evaluate()` runs with `evaluation_duration_unit="timesteps"`: the runner's episodes then carry on
 from one call to the next (RLlib resets envs between calls only in episode mode), so every episode
-runs to its end, seeds are taken as envs reset, and calls can be short without cutting episodes.
+runs to its end, seeds are taken as envs reset, and calls can be short without cutting episodes. On the
+local runner a call also ends once every env is idle with no seed to take, or at a stop, and each episode
+reaches the run as it ends (eval_calls.py).
 """
 
 from __future__ import annotations
