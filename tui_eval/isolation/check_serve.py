@@ -5,11 +5,8 @@ more of the first path's seeds for the noise floor (with the seed, in one go), a
 from __future__ import annotations
 
 import os
-import sys
 import time
 import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from tui_eval.config.spec import RunSpec
@@ -129,40 +126,11 @@ def serve_check(conn: Any, spec: RunSpec, request: dict[str, Any], setup: dict[s
             join_local_ray(setup["ray_address"])
         asked = CheckRequest(**request)
         kind = prepare_process(spec, setup["cwd"], setup["threads"], tuple(setup["keep_apart"]), in_ray=False)
-        with deterministic_flag_alone():
-            for name in (asked.a, asked.b):
-                built[name] = kind.build_path(name, False)
+        for name in (asked.a, asked.b):
+            built[name] = kind.build_path(name, False)
         conn.send(("checked", run_check(built, asked)))
     except BaseException as exc:  # whatever fails, the run hears it in one line and goes on statistically
         conn.send(("check_failed", first_line(exc, 300), traceback.format_exc()))
     finally:
         for path in built.values():
             close_quietly(path)
-
-
-@contextmanager
-def deterministic_flag_alone() -> Iterator[None]:
-    """While the check builds its paths, `torch.use_deterministic_algorithms` sets torch's flag as it does, and
-    inductor's `deterministic` through the variable its config reads on import, instead of importing it.
-
-    RLlib's Algorithm setup calls it on a torch without CUDA when the config has a seed (ray 2.60:
-    `set_torch_seed`); the call imports `torch._inductor.config`, and with it torch._inductor and torch._dynamo, to
-    set that one value: 1.8 s of a check's 4 here. The paths compile nothing unless the user's module does: then its
-    import of inductor reads TORCHINDUCTOR_DETERMINISTIC, and a config already imported is set directly."""
-    import torch
-
-    original = torch.use_deterministic_algorithms
-
-    def set_flag(mode: bool, *, warn_only: bool = False) -> None:
-        config = sys.modules.get("torch._inductor.config")
-        if config is not None:
-            setattr(config, "deterministic", mode)  # noqa: B010 (a module mypy cannot see into)
-        else:
-            os.environ["TORCHINDUCTOR_DETERMINISTIC"] = "1" if mode else "0"
-        torch._C._set_deterministic_algorithms(mode, warn_only=warn_only)
-
-    torch.use_deterministic_algorithms = set_flag
-    try:
-        yield
-    finally:
-        torch.use_deterministic_algorithms = original
