@@ -53,7 +53,8 @@ TOKEN_KEY = "tui_eval_token"
 REMOTE_KEY = "tui_eval_remote"  # for remote runners: (recipe, success_key, step_timeout, dispenser name), pickled
 SEEDS_PER_RUNNER = 4  # seeds waiting in the dispenser per remote runner
 #: seconds one evaluate() call aims at: long enough that its fixed costs (weight and connector-state
-#: sync, metrics reduce) stay small, short enough that stop and pause take effect quickly
+#: sync, metrics reduce) stay small, short enough that a remote runner's stop and pause take effect quickly (a local
+#: call ends by itself at a stop, and once every env is idle)
 CALL_SECONDS = 1.0
 DRAIN_CALL_SECONDS = 0.1  # a remote call's length while no new seed is to be had
 
@@ -308,7 +309,8 @@ class RllibEvaluatePath(RllibRerun, InferencePath):
                 self._calls += 1
                 results = self.algo.evaluate()
                 self._call_started = None
-                self._time_call(getattr(length, "taken", 0) or int(length), time.perf_counter() - started)
+                taken = length.taken if isinstance(length, CallLength) else length  # a call may end early
+                self._time_call(taken, time.perf_counter() - started)
                 finished = [item for item in _episode_items(results) if self._emit_item(item, emit)]
                 if self.pump is not None:
                     self._collect_remote(feed, [(item["seed"], item["block"]) for item in finished], emit)
