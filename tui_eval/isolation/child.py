@@ -18,18 +18,12 @@ import traceback
 from typing import Any
 
 from tui_eval.errors import first_line
+from tui_eval.isolation.pace import GATHER_S, RecordSender
 from tui_eval.paths.base import episodes_at_once
 
 PROCESS_VARIABLE = "TUI_EVAL_PATH_PROCESS"  # set, to the path's name, in a path's own process
 KEY_VARIABLE = "TUI_EVAL_PATH_KEY"  # the socket's key, hex, in the child's environment (read, then dropped)
-PUMP_S = 0.05  # the pump waits this long for a record before it looks at frames
-#: after sending records the pump lets the next ones gather this long while the path still holds seeds for half its
-#: envs (so that no env waits for the run's next offer): a path that ends episodes by the thousand a second sends a
-#: batch at most a few hundred times a second, not a message per episode that wakes this process's threads and the
-#: run's. rsl_rl's PointGoal demo at 64 worlds (~1,700 records/s), quiet 2-core machine: this process took 36-40 µs
-#: of CPU per env step and ran 23-25k env steps/s with a message per record, 29-30 µs and 33-34k gathered (the same
-#: path in the run's process: 28 µs)
-GATHER_S = 0.005
+PUMP_S = 0.1  # the pump looks at records left behind, a failure, frames and activity this often
 FRAMES_S = 0.1  # new frames are sent at most this often
 ACTIVITY_S = 1.0  # what the path is doing, sent this often when it changed (for a run that waits on it)
 
@@ -86,11 +80,12 @@ def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any])
         wire.send(("load_failed", line, traceback.format_exc(), said))
         return
     path = worker.path
+    sender = RecordSender(wire, worker, max(2, episodes_at_once(path) // 2))
+    worker.on_record = sender.on_record
     wire.send(("loaded", {"pid": os.getpid(), "description": path.description,
                           "capacity": episodes_at_once(path), "frames_problem": path.frames_problem}))
-    threading.Thread(target=_pump, args=(wire, worker, max(2, episodes_at_once(path) // 2)), name="pump",
-                     daemon=True).start()
-    _serve_commands(wire, worker)
+    threading.Thread(target=_pump, args=(wire, worker, sender), name="pump", daemon=True).start()
+    _serve_commands(wire, worker, sender)
 
 
 def _build(spec: Any, name: str, explore: bool, setup: dict[str, Any]) -> Any:
@@ -102,7 +97,7 @@ def _build(spec: Any, name: str, explore: bool, setup: dict[str, Any]) -> Any:
                       frames=hub.tap(name), in_ray=False)
 
 
-def _serve_commands(wire: _Wire, worker: Any) -> None:
+def _serve_commands(wire: _Wire, worker: Any, sender: RecordSender) -> None:
     from tui_eval.isolation.frames_relay import apply_wanted
 
     while True:
@@ -112,7 +107,10 @@ def _serve_commands(wire: _Wire, worker: Any) -> None:
             os._exit(0)
         command, args = message[0], message[1:]
         if command == "offer":
+            sender.dry = False
             worker.offer(args[0])
+        elif command == "dry":
+            sender.dry = True
         elif command == "hold":
             wire.send(("reply", args[0], worker.hold()))
         elif command == "release":
@@ -132,26 +130,20 @@ def _serve_commands(wire: _Wire, worker: Any) -> None:
             return
 
 
-def _pump(wire: _Wire, worker: Any, ahead: int) -> None:
-    """Records (and a failure or a frozen step) as they come, gathered while the path holds `ahead` seeds or more;
-    the shown env's new frames a few times a second."""
+def _pump(wire: _Wire, worker: Any, sender: RecordSender) -> None:
+    """Records the episode thread left behind (tui_eval/isolation/pace.py), a failure or a frozen step, the shown env's
+    new frames and what the path is doing, a few times a second."""
     from tui_eval.engine.stall import what_it_does
     from tui_eval.isolation.frames_relay import FrameSender
-    from tui_eval.isolation.record_wire import encode
-
     frames = FrameSender(worker.frames.hub, worker.frames)
     next_frames = next_activity = 0.0
     said: str | None = None
     try:
         while True:
-            records, error, frozen = worker.poll(PUMP_S)
-            if records or error is not None or frozen is not None:
-                wire.send(("records", encode(records), error, frozen))
-                if error is not None or frozen is not None:
-                    return
-                if worker.queued() >= ahead:
-                    time.sleep(GATHER_S)
+            time.sleep(PUMP_S)
             now = time.monotonic()
+            if now - sender.sent_at >= GATHER_S and sender.flush(now):
+                return
             if now >= next_frames:
                 next_frames = now + FRAMES_S
                 news = frames.news()

@@ -41,6 +41,7 @@ from tui_eval.errors import BadInput
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.frames.hub import FrameHub, PathTap
 from tui_eval.isolation.forked import ZygoteGone, close_ends, end_zygote, zygote
+from tui_eval.isolation.pace import AHEAD_S, EpisodeRate
 from tui_eval.isolation.record_wire import decode
 from tui_eval.paths.base import Emit, InferencePath
 from tui_eval.records import EpisodeRecord
@@ -167,6 +168,8 @@ class ProcessPath(InferencePath):
         self._outstanding: set[Seed] = set()  # offered to the child, not recorded nor handed back yet
         self._outstanding_lock = threading.Lock()
         self._capacity = 1
+        self._rate = EpisodeRate()  # the pace at which the child ends episodes: how far ahead it is offered seeds
+        self._told_dry = False  # the child was told that no seed follows its last offer (until the next)
         self._feed: Any = None
         self._tap: PathTap | None = None
         self._hub: FrameHub | None = None
@@ -301,11 +304,17 @@ class ProcessPath(InferencePath):
     def _top_up(self, feed: SeedFeed) -> bool:
         """Offer seeds while the child is short of work; True when the feed had none left to give."""
         seeds: list[Seed] = []
-        while len(self._outstanding) + len(seeds) < self._capacity + max(BLOCK, self._capacity):
+        ahead = max(BLOCK, self._capacity, self._rate.seeds_for(AHEAD_S))
+        if len(self._outstanding) > self._capacity + ahead // 2:  # offers in lumps: each wakes the child's reader
+            return False
+        while len(self._outstanding) + len(seeds) < self._capacity + ahead:
             seed = feed.take()
             if seed is None:
                 if seeds:
                     self._offer(seeds)
+                if not self._told_dry:  # the child need not hurry its records for more seeds
+                    self._told_dry = True
+                    self._send("dry")
                 return True
             seeds.append(seed)
         if seeds:
@@ -315,6 +324,7 @@ class ProcessPath(InferencePath):
     def _offer(self, seeds: list[Seed]) -> None:
         with self._outstanding_lock:
             self._outstanding.update(seeds)
+        self._told_dry = False
         self._send("offer", seeds)
 
     def _receive(self, message: tuple[Any, ...], emit: Emit) -> None:
@@ -322,6 +332,7 @@ class ProcessPath(InferencePath):
             self._inbox.put(message)  # every later look sees it too
             raise PathProcessDied(self._death())
         _, rows, error, frozen = message
+        self._rate.add(len(rows))
         for record in decode(rows):
             key = (record.seed, record.block)
             if self._claim(key):  # handed back at a pause and then started anyway: never counted twice

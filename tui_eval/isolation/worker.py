@@ -22,6 +22,7 @@ import socket
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,9 @@ class PathWorker:
         self._step_timeout = spec.step_timeout
         self._heartbeat = Heartbeat() if spec.step_timeout is not None else None
         self._frozen: tuple[int, int, str] | None = None  # (seed, block, why) of a step that never returned
+        #: called in the episode thread after each record, in place of waking a `poll` (a path process sends its
+        #: records from there: tui_eval/isolation/pace.py)
+        self.on_record: Callable[[], None] | None = None
         loop = threading.Thread(target=self._loop, name=f"worker-{name}", daemon=True)
         loop.start()
         if self._heartbeat is not None:
@@ -124,6 +128,11 @@ class PathWorker:
                 self._lock.wait(timeout)
             records, self._outbox = self._outbox, []
             return records, self._error, self._frozen
+
+    def holds_seeds(self) -> bool:
+        """Whether a seed offered here is running or waiting."""
+        with self._lock:
+            return bool(self._running or self._queue)
 
     def queued(self) -> int:
         """Seeds offered and not started yet."""
@@ -174,7 +183,10 @@ class PathWorker:
         with self._lock:
             self._running.discard((record.seed, record.block))
             self._outbox.append(record)
-            self._lock.notify_all()
+            if self.on_record is None:
+                self._lock.notify_all()
+                return
+        self.on_record()
 
     def _watch(self, loop_thread: int) -> None:
         """The engine's watchdog, inside the actor: note a step in the episode thread that overran."""
