@@ -411,6 +411,9 @@ def restore_algorithm(algo_class, checkpoint: Path, config, env_name: str = GUAR
     `__init__(*args, **kwargs)` names nothing, so from_checkpoint silently keeps the checkpoint's own config
     (no evaluation runner, the raw env, episode units) for SAC (ray 2.60). Built this way every algorithm
     gets the config asked for; a config that still did not take is an error, not a run that never ends."""
+    from tui_eval.integrations.rllib.compiler_imports import defer_compiler_imports
+
+    defer_compiler_imports()  # ~1 s of torch's compiler imports that an evaluation never runs
     algo = algo_class(config=config)
     try:
         if algo.env_runner_group is None:
