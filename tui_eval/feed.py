@@ -28,12 +28,16 @@ class Heartbeat:
     def __init__(self) -> None:
         self._steps: dict[int, tuple[float, int | None, int]] = {}
 
-    def step_started(self, seed: int | None, block: int) -> None:
-        """The calling thread starts stepping the world running `seed` (None: several worlds at once)."""
-        self._steps[threading.get_ident()] = (time.perf_counter(), seed, block)
+    def step_started(self, seed: int | None, block: int, now: float | None = None) -> int:
+        """The calling thread starts stepping the world running `seed` (None: several worlds at once), at `now`
+        (time.perf_counter(), which a caller that times the step has read already). Its key, for `step_ended`."""
+        ident = threading.get_ident()
+        self._steps[ident] = (time.perf_counter() if now is None else now, seed, block)
+        return ident
 
-    def step_ended(self) -> None:
-        self._steps.pop(threading.get_ident(), None)
+    def step_ended(self, ident: int | None = None) -> None:
+        """The step that `step_started` returned `ident` for ended (None: the calling thread's)."""
+        self._steps.pop(threading.get_ident() if ident is None else ident, None)
 
     def oldest(self) -> tuple[float, int | None, int] | None:
         """The step in progress that started first, in any thread (None: no step in progress)."""

@@ -180,9 +180,9 @@ class GuardedEnv(gym.Wrapper):
         if type(action) not in _INTEGER_TYPES and not all_finite(action):
             return self._invalid(f"non-finite action at step {self._steps}")
         heartbeat = None if self.feed is None else self.feed.heartbeat
+        started = time.perf_counter()
         if heartbeat is not None:  # the engine's watchdog notices a step that never returns
-            heartbeat.step_started(self.seed, self.block)
-        started = time.perf_counter() if self.step_timeout is not None else 0.0
+            beat = heartbeat.step_started(self.seed, self.block, started)
         streams = self._streams
         if streams is not None:
             streams.enter()
@@ -194,7 +194,7 @@ class GuardedEnv(gym.Wrapper):
             if streams is not None:
                 streams.leave()
             if heartbeat is not None:
-                heartbeat.step_ended()
+                heartbeat.step_ended(beat)
         if self.step_timeout is not None and (took := time.perf_counter() - started) > self.step_timeout:
             return self._invalid(f"step {self._steps} took {took:.1f}s > --step-timeout {self.step_timeout:g}s")
         if not all_finite(obs):

@@ -101,19 +101,20 @@ class RslLoopPath(RslRerun, InferencePath):
         move = policy_device != torch.device(env.device)
         obs = env.begin(feed)
         recurrent = self.recurrent
+        inference = torch.inference_mode()  # one context entered at each step (the env steps outside it)
         try:
             if recurrent:
-                with torch.inference_mode():
+                with inference:
                     self._reset_memory(None)
             while env.busy and not feed.cancelled:
                 live = env.state == LIVE  # before the step
-                with torch.inference_mode():
+                with inference:
                     actions = self._act(obs.to(policy_device) if move else obs)
                 obs, rewards, dones, _extras = env.step(actions.to(env.device) if move else actions)
                 if recurrent:
-                    with torch.inference_mode():
+                    with inference:
                         self._reset_memory(dones.reshape(-1).to(policy_device, torch.bool))
-                ret += np.where(live, rewards.detach().reshape(-1).cpu().numpy(), 0.0)
+                np.add(ret, rewards.detach().reshape(-1).cpu().numpy(), out=ret, where=live)
                 length += live
                 for end in env.finished:
                     w = end.world
