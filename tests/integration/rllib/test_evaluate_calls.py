@@ -20,9 +20,9 @@ class CountingHeartbeat(Heartbeat):
         super().__init__()
         self.steps = 0
 
-    def step_started(self, seed, block) -> None:
+    def step_started(self, seed, block, now=None) -> int:
         self.steps += 1
-        super().step_started(seed, block)
+        return super().step_started(seed, block, now)
 
 
 class WatchingFeed:
