@@ -6,30 +6,18 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.support.rsl import ListFeed, demo_checkpoint
 from tui_eval.config.spec import RunSpec
 from tui_eval.integrations.rsl_rl import warm_imports
 from tui_eval.isolation.forked import end_zygote
 from tui_eval.isolation.pace import GATHER_S, EpisodeRate
 from tui_eval.isolation.process_path import ProcessPath, start_ahead
 
-POINTGOAL = Path(__file__).resolve().parents[3] / "assets" / "rsl_pointgoal" / "model_39.pt"
+POINTGOAL = demo_checkpoint()
 SEEDS = range(5_000_000, 5_002_048)
-
-
-class _Feed:
-    cancelled = False
-    heartbeat = None
-
-    def __init__(self, seeds):
-        self._seeds = iter(seeds)
-
-    def take(self):
-        seed = next(self._seeds, None)
-        return None if seed is None else (seed, 0)
 
 
 @pytest.fixture
@@ -56,11 +44,11 @@ def test_a_fast_path_sends_its_records_in_a_message_per_gather_and_none_is_lost(
         return receive(message, emit)
 
     path._receive = counted  # type: ignore[method-assign]
-    path.run(_Feed(SEEDS[:256]), lambda record: None)  # the rate is measured: offers run ahead of it
+    path.run(ListFeed(SEEDS[:256]), lambda record: None)  # the rate is measured: offers run ahead of it
     sizes.clear()
     records: list = []
     started = time.perf_counter()
-    path.run(_Feed(SEEDS), records.append)
+    path.run(ListFeed(SEEDS), records.append)
     took = time.perf_counter() - started
     assert sorted(r.seed for r in records) == list(SEEDS)
     # a message at most every 5 ms sent ~120 here, a message per gather ~30
