@@ -4,8 +4,8 @@ per message and sent by the thread that plays the episodes, seeds offered `AHEAD
 Why: a thread that wakes in the child (to send records, to take an offer) must take the GIL from the thread that plays
 episodes, and torch releases the GIL in every op: the waiting thread is signalled at each release, and the episode
 thread waits whenever the other wins. rsl_rl's PointGoal demo at 64 worlds (~4,500 records/s), quiet 2-core machine:
-with a pump thread that sent a message every 5 ms (and one per record while the run had no seed left) the child
-switched threads ~9,000 times a second and took 28-30 µs of CPU per env step (the same path in the run's process:
+with a pump thread that sent a message every 5 ms or so (an offer of seeds came back for each) the child switched
+threads ~9,000 times a second and took 28-30 µs of CPU per env step (the same path in the run's process:
 23 µs). Records sent by the episode thread every 20 ms, seeds offered 150 ms ahead in lumps: ~1,000 switches a
 second, 23.5-25 µs; `bench/bench_rsl.py`, the path in its own process / in the run's process: 0.96 (0.83 before).
 """
