@@ -53,7 +53,8 @@ def test_a_fast_path_sends_its_records_in_a_message_per_gather_and_none_is_lost(
     assert sorted(r.seed for r in records) == list(SEEDS)
     # a message at most every 5 ms sent ~120 here, a message per gather ~30
     assert len(sizes) <= took / GATHER_S + 10, (len(sizes), took, sizes)
-    assert sum(1 for n in sizes if n == 1) <= 5, sizes
+    # a record sent alone while few seeds are left (a run with none left to offer said so: ~500 alone without that)
+    assert sum(1 for n in sizes if n == 1) <= 25, sizes
 
 
 def test_the_rate_holds_over_a_pause_and_follows_the_pace():
