@@ -341,7 +341,11 @@ def bench_options(parser: argparse.ArgumentParser, *, min_rounds: int = 8, max_r
 
 
 def run_measure(contenders: Sequence[Contender], ratios: Sequence[Ratio], args, seed: int = 0) -> Measured:
-    """`measure` with a bench's options (`bench_options`)."""
+    """`measure` with a bench's options (`bench_options`), once what was built is kept out of the collector's
+    full passes, as a run keeps what it built before it starts its paths (tui_eval/long_lived.py)."""
+    from tui_eval.long_lived import keep_built_objects
+
+    keep_built_objects()
     return measure(contenders, ratios, min_rounds=args.min_rounds, max_rounds=args.max_rounds, width=args.width,
                    budget_s=args.budget, clock="cpu" if args.cpu_time else "wall", seed=seed)
 

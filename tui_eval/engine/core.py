@@ -24,6 +24,7 @@ from tui_eval.feed import Heartbeat, Seed
 from tui_eval.frames.hub import FrameHub
 from tui_eval.log.lifecycle import EngineState
 from tui_eval.log.store import RunLog
+from tui_eval.long_lived import keep_built_objects
 from tui_eval.paths.base import InferencePath, PathGivenUp, close_quietly
 from tui_eval.records import (
     BlockStarted,
@@ -131,6 +132,7 @@ class Engine:
         return self._stopping
 
     def start(self) -> None:
+        keep_built_objects()  # the paths are built
         self._t_start = time.monotonic()
         for name in self.paths:
             self._start_worker(name)

@@ -19,6 +19,7 @@ from typing import Any
 
 from tui_eval.errors import first_line
 from tui_eval.isolation.pace import GATHER_S, RecordSender
+from tui_eval.long_lived import keep_built_objects
 from tui_eval.paths.base import episodes_at_once
 
 PROCESS_VARIABLE = "TUI_EVAL_PATH_PROCESS"  # set, to the path's name, in a path's own process
@@ -79,6 +80,7 @@ def serve(conn: Any, spec: Any, name: str, explore: bool, setup: dict[str, Any])
         line = (str(exc).strip().splitlines() or [""])[0][:300] if said else first_line(exc, 300)
         wire.send(("load_failed", line, traceback.format_exc(), said))
         return
+    keep_built_objects()
     path = worker.path
     sender = RecordSender(wire, worker, max(2, episodes_at_once(path) // 2))
     worker.on_record = sender.on_record

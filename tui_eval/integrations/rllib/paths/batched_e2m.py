@@ -16,12 +16,13 @@ tail pieces. `tests/support/e2m_checks.py` checks both against each other on eve
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from tui_eval.integrations.rllib.paths import filled_e2m
-from tui_eval.integrations.rllib.paths.e2m_items import add_time_rank, last_observation, num_samples, state_in
+from tui_eval.integrations.rllib.paths.e2m_items import add_time_rank, last_observations, num_samples, state_in
 
 
 def _stock_tail() -> tuple[type, ...]:
@@ -62,23 +63,20 @@ class BatchedEnvToModule:
         from ray.rllib.utils.spaces.space_utils import batch as batch_fn
 
         self.pipeline, self.start = pipeline, start
+        # the pieces as they stand now: a run does not change its pipeline
+        self.head, self.tail = list(pipeline.connectors[:start]), list(pipeline.connectors[start:])
         self.obs_column, self.state_column, self._infos = Columns.OBS, Columns.STATE_IN, Columns.INFOS
         self._episode_cls, self._multi_module_cls, self.batch_fn = SingleAgentEpisode, MultiRLModule, batch_fn
         self._device_checked: tuple[Any, bool] = (object(), False)  # (NumpyToTensor's device, on the CPU)
 
-    @property
-    def head(self) -> list:
-        return self.pipeline.connectors[:self.start]
-
-    @property
-    def tail(self) -> list:
-        return self.pipeline.connectors[self.start:]
-
     def __call__(self, *, rl_module, batch: dict[str, Any] | None = None, episodes, explore: bool,
                  shared_data: dict | None = None, **kwargs) -> dict[str, Any]:
         shared_data = shared_data if shared_data is not None else {}
-        batch = run_pieces(self.head, rl_module=rl_module, batch=batch if batch is not None else {},
-                           episodes=episodes, explore=explore, shared_data=shared_data, **kwargs)
+        if batch is None:
+            batch = {}
+        if self.head:
+            batch = run_pieces(self.head, rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
+                               shared_data=shared_data, **kwargs)
         out = self.batched(rl_module, batch, episodes, shared_data) if self.batchable(rl_module, episodes) else None
         if out is None:  # not a case the batched tail handles
             return self.real_tail(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
@@ -110,19 +108,16 @@ class BatchedEnvToModule:
     def batched_tail(self, rl_module, episodes: list, shared_data: dict) -> dict[str, Any] | None:
         """The tail's output for an empty batch of single-agent episodes (see `batchable`); a subclass may
         return None (nothing done, shared_data untouched) for a case it leaves to the real tail."""
-        observations, rows = [], []
-        for episode in episodes:  # AddObservationsFromEpisodesToBatch
-            assert not episode.is_numpy
-            observations.append(last_observation(episode))
+        observations = last_observations(episodes)  # AddObservationsFromEpisodesToBatch
         stateful = rl_module.is_stateful()
         if stateful:  # AddTimeDimToBatchAndZeroPad
             observations = [add_time_rank(item) for item in observations]
             shared_data["_added_single_ts_time_rank"] = True
-        for episode, item in zip(episodes, observations):  # BatchIndividualItems' memorized_map_structure
-            if type(item) is np.ndarray:  # one row; a BatchedNdArray (a subclass) holds len(item)
-                rows.append(episode.id_)
-            else:
-                rows.extend([episode.id_] * num_samples(item))
+        if all(type(item) is np.ndarray for item in observations):  # BatchIndividualItems' memorized_map_structure
+            rows = [episode.id_ for episode in episodes]  # one row each; a BatchedNdArray (a subclass) holds more
+        else:
+            rows = [id_ for episode, item in zip(episodes, observations)
+                    for id_ in [episode.id_] * (1 if type(item) is np.ndarray else num_samples(item))]
         batch: dict[str, Any] = {
             self.obs_column: self.batch_fn(observations, individual_items_already_have_batch_dim="auto")}
         shared_data["memorized_map_structure"] = rows
@@ -142,12 +137,10 @@ class BatchedEnvToModule:
     def to_tensors(self, batch: dict[str, Any]) -> dict[str, Any]:
         """NumpyToTensor on a single-agent batch without infos: `convert_to_torch_tensor`, per leaf as it
         converts a writable numeric array on the CPU (`from_numpy`, floats but float16 to float32)."""
-        import tree
-
         piece = self.tail[-1]  # its device is read on each call, as the piece reads it
         flat = all(type(value) is np.ndarray for value in batch.values())
         if not self._on_cpu(piece._device) \
-                or not all(_plain_array(leaf) for leaf in (batch.values() if flat else tree.flatten(batch))):
+                or not all(_plain_array(leaf) for leaf in (batch.values() if flat else _leaves(batch))):
             from ray.rllib.utils.torch_utils import convert_to_torch_tensor
 
             return convert_to_torch_tensor(batch, pin_memory=piece._pin_memory, device=piece._device)
@@ -191,9 +184,20 @@ def _plain_array(value: Any) -> bool:
 
 def _tensor(array: np.ndarray):
     """`torch.from_numpy`, then `.float()` of a float array but float16 (a float32 one is handed back as is)."""
-    import torch
-
-    tensor = torch.from_numpy(array)
+    tensor = _from_numpy()(array)
     if array.dtype.kind == "f" and array.dtype != np.float32 and array.dtype != np.float16:
         tensor = tensor.float()
     return tensor
+
+
+def _leaves(batch: dict[str, Any]) -> list:
+    import tree
+
+    return tree.flatten(batch)
+
+
+@functools.cache
+def _from_numpy() -> Any:
+    import torch
+
+    return torch.from_numpy

@@ -16,6 +16,18 @@ def last_observation(episode):
     return buffer.data[-1] if _in_lists(buffer) else episode.get_observations(-1)
 
 
+def last_observations(episodes: list) -> list:
+    """`last_observation` of each episode (none already in numpy, as AddObservationsFromEpisodesToBatch asserts)."""
+    lists = _buffer_class()
+    observations = []
+    for episode in episodes:
+        assert not episode.is_numpy
+        buffer = episode.observations
+        observations.append(buffer.data[-1] if type(buffer) is lists and not buffer.finalized
+                            else episode.get_observations(-1))
+    return observations
+
+
 def _in_lists(buffer) -> bool:
     """An InfiniteLookbackBuffer itself (no subclass), not finalized: its `get(-1)` is `data[-1]`."""
     return type(buffer) is _buffer_class() and not buffer.finalized

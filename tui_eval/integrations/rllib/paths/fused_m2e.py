@@ -17,6 +17,7 @@ real pipeline.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -68,6 +69,7 @@ class FusedModuleToEnv:
         self._unchanged = isinstance(self.action_struct, (gym.spaces.Discrete, gym.spaces.MultiDiscrete,
                                                           gym.spaces.MultiBinary))
         self._actions, self._for_env, self._state_out = Columns.ACTIONS, Columns.ACTIONS_FOR_ENV, Columns.STATE_OUT
+        self._dist_inputs, self._logp = Columns.ACTION_DIST_INPUTS, Columns.ACTION_LOGP
         self._batch = batch_fn
 
     def __call__(self, *, rl_module, batch: dict[str, Any], episodes, explore: bool, shared_data: dict,
@@ -75,6 +77,10 @@ class FusedModuleToEnv:
         if not isinstance(shared_data.get("memorized_map_structure"), list):  # rows not in RLlib's known order
             return self.pipeline(rl_module=rl_module, batch=batch, episodes=episodes, explore=explore,
                                  shared_data=shared_data, **kwargs)
+        if not explore and len(batch) == 1 and "_added_single_ts_time_rank" not in shared_data:
+            greedy = self._greedy(batch, rl_module)
+            if greedy is not None:
+                return greedy
         batch = actions_as_numpy(batch, rl_module, explore)  # GetActions, TensorToNumpy
         squeeze = bool(shared_data.get("_added_single_ts_time_rank")) and rl_module.is_stateful()
         out: dict[str, Any] = {}
@@ -89,6 +95,26 @@ class FusedModuleToEnv:
         if self._change is not None:  # NormalizeAndClipActions
             actions = _copied(out[self._actions])
             out[self._for_env] = actions if self._unchanged else self._change(actions, self.action_struct)
+        return out
+
+    def _greedy(self, batch: dict[str, Any], rl_module) -> dict[str, Any] | None:
+        """What the general case below returns for the most common batch: greedy actions from only the action
+        distribution inputs, as one tensor of RLlib's own categorical or diagonal Gaussian, without a time rank;
+        None for any other."""
+        inputs = batch.get(self._dist_inputs)
+        if inputs is None or type(inputs) is not _torch().Tensor:
+            return None
+        loc = _greedy_loc(rl_module.get_inference_action_dist_cls(), inputs)
+        if loc is None:
+            return None
+        actions = tensor_to_numpy(loc)
+        if type(actions) is not np.ndarray:  # a 0-d tensor: .item()
+            return None
+        out = {self._dist_inputs: list(tensor_to_numpy(inputs)), self._actions: actions.copy(),
+               self._logp: list(np.zeros(actions.shape, dtype=actions.dtype))}
+        if self._change is not None:
+            for_env = actions.copy()
+            out[self._for_env] = for_env if self._unchanged else self._change(for_env, self.action_struct)
         return out
 
     def _restacked(self, actions, squeeze: bool):
@@ -186,14 +212,26 @@ def _greedy_multi(dist_class, inputs):
 def _greedy_loc(dist_class, inputs):
     """The `loc` of `dist_class.from_logits(inputs).to_deterministic()` for RLlib's own categorical (argmax of
     the logits as given) and diagonal Gaussian (the first half of the inputs); None for any other class."""
-    import torch
-    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical, TorchDiagGaussian
-
-    if dist_class is TorchCategorical:
-        return torch.argmax(inputs, dim=-1)
-    if dist_class is TorchDiagGaussian:
+    categorical, gaussian = _greedy_classes()
+    if dist_class is categorical:
+        return _torch().argmax(inputs, dim=-1)
+    if dist_class is gaussian:
         return inputs.chunk(2, dim=-1)[0]
     return None
+
+
+@functools.cache
+def _greedy_classes() -> tuple[type, type]:
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical, TorchDiagGaussian
+
+    return TorchCategorical, TorchDiagGaussian
+
+
+@functools.cache
+def _torch() -> Any:
+    import torch
+
+    return torch
 
 
 def to_numpy(batch: dict[str, Any]) -> dict[str, Any]:
@@ -215,14 +253,15 @@ def to_numpy(batch: dict[str, Any]) -> dict[str, Any]:
 
 
 def tensor_to_numpy(value):
-    """`convert_to_numpy` of one torch tensor."""
+    """`convert_to_numpy` of one torch tensor: the same numbers (an array already of the narrowed dtype is
+    not copied)."""
     if value.dim() == 0:
         return value.cpu().item()
-    array = value.detach().cpu().numpy()
+    array = value.numpy() if value.is_cpu and not value.requires_grad else value.detach().cpu().numpy()
     target = _NARROWED.get(array.dtype)
     if target is None:
         target = _NARROWED[array.dtype] = _narrowed(array.dtype)
-    return array.astype(target) if target is not False else array
+    return array.astype(target, copy=False) if target is not False else array
 
 
 _NARROWED: dict = {}

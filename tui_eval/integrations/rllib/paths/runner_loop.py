@@ -81,14 +81,20 @@ class RunnerLoop:
                 episodes=episodes, batch={}, explore=explore, rl_module=self.module, shared_data=shared_data,
                 **{Columns.OBS: obs, Columns.ACTIONS: actions, Columns.REWARDS: rewards, Columns.INFOS: infos,
                    Columns.TERMINATEDS: terminateds, Columns.TRUNCATEDS: truncateds})
-            for i in range(n):
-                episode = episodes[i]
-                if episode.is_done:
-                    if not idle[i]:
-                        emit(self.record(episode, infos[i], now - started[i]))
-                    episodes[i], idle[i] = self._new_episode(), False  # reset by the next step
-                elif idle[i] and len(episode) >= IDLE_CUT_AT:
-                    episodes[i] = episode.cut(len_lookback_buffer=IDLE_LOOKBACK)
+            if np.any(terminateds) or np.any(truncateds) or any(idle):  # most steps end no episode
+                self._episodes_ended(episodes, idle, infos, now, started, emit)
+
+    def _episodes_ended(self, episodes: list, idle: list[bool], infos: list, now: float, started: list[float],
+                        emit: Emit) -> None:
+        """Records the episodes that ended on this step and starts new ones in their place; cuts back the
+        episodes of idle envs."""
+        for i, episode in enumerate(episodes):
+            if episode.is_done:
+                if not idle[i]:
+                    emit(self.record(episode, infos[i], now - started[i]))
+                episodes[i], idle[i] = self._new_episode(), False  # reset by the next step
+            elif idle[i] and len(episode) >= IDLE_CUT_AT:
+                episodes[i] = episode.cut(len_lookback_buffer=IDLE_LOOKBACK)
 
     def _forward(self, to_module: Any, explore: bool) -> Any:
         import torch
