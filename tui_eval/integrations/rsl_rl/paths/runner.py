@@ -99,34 +99,37 @@ class RslLoopPath(RslRerun, InferencePath):
         # a --vecenv env may live on another device than the policy (--device): move as rsl_rl's runner does
         policy_device = torch.device(getattr(self, "device", None) or env.device)
         move = policy_device != torch.device(env.device)
-        obs = env.begin(feed)
-        recurrent = self.recurrent
-        inference = torch.inference_mode()  # one context entered at each step (the env steps outside it)
-        try:
+        # In inference mode throughout, as rsl_rl's runner collects its rollouts (policy and env steps): a tensor
+        # the env makes there may be written in place only there, so the batch's reseeding runs there too
+        with torch.inference_mode():
+            obs = env.begin(feed)
+            try:
+                self._play(feed, emit, obs, policy_device, move, ret, length)
+            finally:
+                env.end()
+
+    def _play(self, feed: SeedFeed, emit: Emit, obs: TensorDict, policy_device: torch.device, move: bool,
+              ret: np.ndarray, length: np.ndarray) -> None:
+        env, recurrent = self.env, self.recurrent
+        if recurrent:
+            self._reset_memory(None)
+        while env.busy and not feed.cancelled:
+            live = env.state == LIVE  # before the step
+            actions = self._act(obs.to(policy_device) if move else obs)
+            obs, rewards, dones, _extras = env.step(actions.to(env.device) if move else actions)
             if recurrent:
-                with inference:
-                    self._reset_memory(None)
-            while env.busy and not feed.cancelled:
-                live = env.state == LIVE  # before the step
-                with inference:
-                    actions = self._act(obs.to(policy_device) if move else obs)
-                obs, rewards, dones, _extras = env.step(actions.to(env.device) if move else actions)
-                if recurrent:
-                    with inference:
-                        self._reset_memory(dones.reshape(-1).to(policy_device, torch.bool))
-                np.add(ret, rewards.detach().reshape(-1).cpu().numpy(), out=ret, where=live)
-                length += live
-                for end in env.finished:
-                    w = end.world
-                    emit(EpisodeRecord(path=self.name, seed=end.seed, block=end.block, ret=float(ret[w]),
-                                       length=int(length[w]), success=end.success, invalid=end.reason is not None,
-                                       reason=end.reason, wall_s=end.wall_s, explore=self.explore,
-                                       world=w if env.batched else None, start=end.start,
-                                       termination=end.termination, reward_terms=end.reward_terms))
-                    ret[w] = 0.0
-                    length[w] = 0
-        finally:
-            env.end()
+                self._reset_memory(dones.reshape(-1).to(policy_device, torch.bool))
+            np.add(ret, rewards.detach().reshape(-1).cpu().numpy(), out=ret, where=live)
+            length += live
+            for end in env.finished:
+                w = end.world
+                emit(EpisodeRecord(path=self.name, seed=end.seed, block=end.block, ret=float(ret[w]),
+                                   length=int(length[w]), success=end.success, invalid=end.reason is not None,
+                                   reason=end.reason, wall_s=end.wall_s, explore=self.explore,
+                                   world=w if env.batched else None, start=end.start,
+                                   termination=end.termination, reward_terms=end.reward_terms))
+                ret[w] = 0.0
+                length[w] = 0
 
     def _acting_rows(self) -> np.ndarray:
         """Worlds whose actions matter this step (not idle)."""
