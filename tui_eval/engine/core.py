@@ -223,8 +223,7 @@ class Engine:
 
     def close(self) -> None:
         self._closed = True
-        ending = getattr(self._prove, "close", None)
-        if ending is not None:
+        if (ending := getattr(self._prove, "close", None)) is not None:
             ending()  # a replay under way (a hung step there would outlive the run)
         for path in self.paths.values():
             close_quietly(path)
@@ -236,9 +235,7 @@ class Engine:
         self.blocks = list(blocks)
         last = len(self.blocks) - 1
         finished: dict[str, set[Seed]] = {n: set() for n in self.paths}
-        for rec in records:
-            if rec.path not in self.paths:
-                continue
+        for rec in (rec for rec in records if rec.path in self.paths):
             finished[rec.path].add((rec.seed, rec.block))
             self._state[rec.path].steps += rec.length
             self.stats.add(rec)

@@ -11,7 +11,7 @@ import numpy as np
 from tests.support.common import CARTPOLE
 from tui_eval.config.spec import RunSpec
 from tui_eval.integrations.rllib.kind import RllibKind
-from tui_eval.integrations.rllib.paths.rerun import _as_they_stand
+from tui_eval.integrations.rllib.paths.rerun import pipelines_as_they_stand
 
 SEED = 31
 
@@ -33,17 +33,18 @@ def _actions_of_copies(path, side, observations) -> list:
     return actions
 
 
-def test_stock_pipelines_are_used_as_they_stand_and_give_a_copys_actions():
+def test_stock_pipelines_serve_as_they_stand_and_give_a_copys_actions():
     path = _connectors_path(CARTPOLE)
     try:
-        assert _as_they_stand(path.env_to_module, path.module_to_env)() == (path.env_to_module, path.module_to_env)
+        own = (path.env_to_module, path.module_to_env)
+        assert pipelines_as_they_stand(*own)() == own
         trace = path.replay(SEED)
         side = path.rerun(trace)
         observations = trace.stages["obs"][:30]
         assert len(observations) == 30
-        own = [np.asarray(side.head(z)) for z in observations]
-        assert [a.tolist() for a in own] == [a.tolist() for a in _actions_of_copies(path, side, observations)]
-        assert [a.tolist() for a in own] == [np.asarray(a).tolist() for a in trace.env_actions[:30]]
+        fed = [np.asarray(side.head(z)).tolist() for z in observations]
+        assert fed == [a.tolist() for a in _actions_of_copies(path, side, observations)]
+        assert fed == [np.asarray(a).tolist() for a in trace.env_actions[:30]]
     finally:
         path.close()
 
@@ -51,7 +52,7 @@ def test_stock_pipelines_are_used_as_they_stand_and_give_a_copys_actions():
 def test_a_pipeline_with_a_filter_is_copied_for_every_call_and_left_as_it_was(connector_zoo):
     path = _connectors_path(connector_zoo / "meanstd")
     try:
-        e2m, m2e = _as_they_stand(path.env_to_module, path.module_to_env)()
+        e2m, m2e = pipelines_as_they_stand(path.env_to_module, path.module_to_env)()
         assert e2m is not path.env_to_module and m2e is not path.module_to_env
         before = copy.deepcopy(path.env_to_module.get_state())
         side = path.rerun(path.replay(SEED))

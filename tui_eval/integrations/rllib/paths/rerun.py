@@ -117,7 +117,7 @@ def rllib_side(name: str, pr: LiveParts, trace: Trace) -> Side:
     else:
         side.logits = module_logits(module, explore)
 
-    fresh = _as_they_stand(e2m, m2e)
+    fresh = pipelines_as_they_stand(e2m, m2e)
 
     def head(z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=np.float32)
@@ -156,7 +156,7 @@ def rllib_side(name: str, pr: LiveParts, trace: Trace) -> Side:
     return side
 
 
-def _as_they_stand(e2m: Any, m2e: Any) -> Callable[[], tuple[Any, Any]]:
+def pipelines_as_they_stand(e2m: Any, m2e: Any) -> Callable[[], tuple[Any, Any]]:
     """() -> the pipelines as they stand, for one call each that leaves the path's own as they were: copies, or
     the path's own where every piece is one of RLlib's stock pieces, which keep nothing from a call to the next
     (a copy of both took ~1 ms, most of a fed step)."""
