@@ -16,7 +16,6 @@ tail pieces. `tests/support/e2m_checks.py` checks both against each other on eve
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -184,7 +183,9 @@ def _plain_array(value: Any) -> bool:
 
 def _tensor(array: np.ndarray):
     """`torch.from_numpy`, then `.float()` of a float array but float16 (a float32 one is handed back as is)."""
-    tensor = _from_numpy()(array)
+    import torch
+
+    tensor = torch.from_numpy(array)
     if array.dtype.kind == "f" and array.dtype != np.float32 and array.dtype != np.float16:
         tensor = tensor.float()
     return tensor
@@ -195,9 +196,3 @@ def _leaves(batch: dict[str, Any]) -> list:
 
     return tree.flatten(batch)
 
-
-@functools.cache
-def _from_numpy() -> Any:
-    import torch
-
-    return torch.from_numpy

@@ -18,14 +18,8 @@ def last_observation(episode):
 
 def last_observations(episodes: list) -> list:
     """`last_observation` of each episode (none already in numpy, as AddObservationsFromEpisodesToBatch asserts)."""
-    lists = _buffer_class()
-    observations = []
-    for episode in episodes:
-        assert not episode.is_numpy
-        buffer = episode.observations
-        observations.append(buffer.data[-1] if type(buffer) is lists and not buffer.finalized
-                            else episode.get_observations(-1))
-    return observations
+    assert not any(episode.is_numpy for episode in episodes)
+    return [last_observation(episode) for episode in episodes]
 
 
 def _in_lists(buffer) -> bool:

@@ -101,8 +101,10 @@ class FusedModuleToEnv:
         """What the general case below returns for the most common batch: greedy actions from only the action
         distribution inputs, as one tensor of RLlib's own categorical or diagonal Gaussian, without a time rank;
         None for any other."""
+        import torch
+
         inputs = batch.get(self._dist_inputs)
-        if inputs is None or type(inputs) is not _torch().Tensor:
+        if inputs is None or type(inputs) is not torch.Tensor:
             return None
         loc = _greedy_loc(rl_module.get_inference_action_dist_cls(), inputs)
         if loc is None:
@@ -212,9 +214,11 @@ def _greedy_multi(dist_class, inputs):
 def _greedy_loc(dist_class, inputs):
     """The `loc` of `dist_class.from_logits(inputs).to_deterministic()` for RLlib's own categorical (argmax of
     the logits as given) and diagonal Gaussian (the first half of the inputs); None for any other class."""
+    import torch
+
     categorical, gaussian = _greedy_classes()
     if dist_class is categorical:
-        return _torch().argmax(inputs, dim=-1)
+        return torch.argmax(inputs, dim=-1)
     if dist_class is gaussian:
         return inputs.chunk(2, dim=-1)[0]
     return None
@@ -225,13 +229,6 @@ def _greedy_classes() -> tuple[type, type]:
     from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical, TorchDiagGaussian
 
     return TorchCategorical, TorchDiagGaussian
-
-
-@functools.cache
-def _torch() -> Any:
-    import torch
-
-    return torch
 
 
 def to_numpy(batch: dict[str, Any]) -> dict[str, Any]:
