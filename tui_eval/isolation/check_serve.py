@@ -11,7 +11,7 @@ from typing import Any
 
 from tui_eval.config.spec import RunSpec
 from tui_eval.errors import first_line
-from tui_eval.paths.base import InferencePath, close_quietly
+from tui_eval.paths.base import InferencePath, close_quietly, episodes_at_once
 from tui_eval.records import EpisodeRecord
 from tui_eval.stats.exact_proof import CheckRequest
 
@@ -45,6 +45,14 @@ def play_together(path: InferencePath, seeds: list[tuple[int, int]]) -> dict[tup
     return {(record.seed, record.block): record for record in records}
 
 
+def floor_count(capacity: int) -> int:
+    """Floor seeds replayed with the checked seed on a path that plays `capacity` episodes at once: `FLOOR_SEEDS`,
+    less those that would start a last round of episodes filling at most a quarter of its envs (or one): that round
+    costs almost a whole round of steps (the other envs wait idle) for a seed or two of the floor."""
+    last_round = (FLOOR_SEEDS + 1) % capacity if 1 < capacity <= FLOOR_SEEDS else 0  # 0: whole rounds
+    return FLOOR_SEEDS - last_round if 0 < last_round <= max(1, capacity // 4) else FLOOR_SEEDS
+
+
 def _result(record: EpisodeRecord | None) -> dict[str, Any] | None:
     if record is None:
         return None
@@ -57,7 +65,7 @@ def run_check(paths: dict[str, InferencePath], request: CheckRequest) -> dict[st
     from tui_eval.stats.agreement import noise_floor
     from tui_eval.stats.compare import same_result
 
-    floor_seeds = request.floor[:FLOOR_SEEDS]
+    floor_seeds = request.floor[:floor_count(episodes_at_once(paths[request.a]))]
     started = time.monotonic()
     # `a` plays the seed with its floor's seeds in one go (a batch of worlds plays them at the cost of one)
     first_pass = play_together(paths[request.a], [(request.seed, request.block)] +

@@ -47,7 +47,7 @@ def one_way(seed: int, on: str, trace: Trace, other: str, side: Side) -> ActionP
     assert side.stepper is not None
     inputs = _inputs(trace)
     sent = trace.env_actions[: len(inputs)]
-    given = run_policy(side.stepper, [], inputs[: len(sent)])
+    given = run_policy(side.stepper, [], inputs[: len(sent)], batched=True)
     return ActionPairs(seed, on, other, list(trace.stages.get("obs", [])), list(sent), given)
 
 

@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+BATCH_ROWS = 1024  # inputs a pure policy is fed in one call, at most
 STAGES = ("obs", "env_to_module", "module_out", "action", "action_for_env")
 #: two stages' values are the same to this tolerance (a replay's and a probe's)
 ATOL, RTOL = 1e-5, 1e-5
@@ -65,16 +66,26 @@ class Trace:
 
 
 class Stateless:
-    """A pure policy function as a stepper."""
+    """A pure policy function as a stepper; `many`, where given, the same function on a list of inputs at once
+    (one batched call instead of one call per input: the same actions, up to the rounding of a batched product)."""
 
-    def __init__(self, fn: Callable[[Any], np.ndarray]):
-        self.fn = fn
+    def __init__(self, fn: Callable[[Any], np.ndarray],
+                 many: Callable[[Sequence[Any]], list[np.ndarray]] | None = None):
+        self.fn, self.many = fn, many
 
     def reset(self) -> None:
         pass
 
     def act(self, obs: Any) -> np.ndarray:
         return self.fn(obs)
+
+    def act_batch(self, observations: Sequence[Any]) -> list[np.ndarray]:
+        if self.many is None:
+            return [np.asarray(self.fn(obs)) for obs in observations]
+        out: list[np.ndarray] = []
+        for start in range(0, len(observations), BATCH_ROWS):
+            out += [np.asarray(action) for action in self.many(observations[start:start + BATCH_ROWS])]
+        return out
 
 
 @dataclass
@@ -106,8 +117,11 @@ class Side:
 
 
 def run_policy(make: Callable[[], Any], history: Sequence[Any], window: Sequence[Any],
-               mutate: Callable[[Any], None] | None = None, reset_each_step: bool = False) -> list[np.ndarray]:
-    """A new stepper from `make`, fed `history` (its episode so far), then the actions it gives on `window`."""
+               mutate: Callable[[Any], None] | None = None, reset_each_step: bool = False,
+               batched: bool = False) -> list[np.ndarray]:
+    """A new stepper from `make`, fed `history` (its episode so far), then the actions it gives on `window`;
+    `batched`: a pure function's (`act_batch`) on the whole window in batched calls, for a caller that compares
+    actions within a tolerance (a batched product may round otherwise than a row alone)."""
     import torch
 
     stepper = make()
@@ -116,6 +130,8 @@ def run_policy(make: Callable[[], Any], history: Sequence[Any], window: Sequence
     with torch.no_grad():
         if hasattr(stepper, "reset"):
             stepper.reset()
+        if batched and not history and mutate is None and hasattr(stepper, "act_batch"):
+            return stepper.act_batch(window)
         for obs in history:
             stepper.act(obs)
         out = []

@@ -7,11 +7,13 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import pytest
 
-from tests.support.common import CARTPOLE
+from tests.support.common import CARTPOLE, PENDULUM
 from tui_eval.config.spec import RunSpec
 from tui_eval.integrations.rllib.kind import RllibKind
 from tui_eval.integrations.rllib.paths.rerun import pipelines_as_they_stand
+from tui_eval.paths.rerun import run_policy
 
 SEED = 31
 
@@ -61,5 +63,25 @@ def test_a_pipeline_with_a_filter_is_copied_for_every_call_and_left_as_it_was(co
         assert first.tolist() == second.tolist()  # no statistics carried from the first call into the second
         after = path.env_to_module.get_state()
         assert str(after) == str(before)
+    finally:
+        path.close()
+
+
+@pytest.mark.parametrize("checkpoint", [CARTPOLE, PENDULUM], ids=["discrete", "continuous"])
+def test_a_pure_policy_fed_a_whole_episode_at_once_gives_the_actions_of_one_step_at_a_time(checkpoint):
+    """The check feeds a stateless policy the other path's observations in batched calls (one pipeline call for many
+    one-step episodes, the forward row by row): the very same actions, in order, as fed one by one."""
+    path = _connectors_path(checkpoint)
+    try:
+        side = path.rerun(path.replay(SEED))
+        assert side.stateless and side.stepper().many is not None
+        observations = side.trace.stages["obs"]
+        assert len(observations) >= 50
+        batched = run_policy(side.stepper, [], observations, batched=True)
+        one_by_one = run_policy(side.stepper, [], observations)
+        assert len(batched) == len(one_by_one) == len(observations)
+        for got, want in zip(batched, one_by_one):
+            assert got.shape == want.shape and np.array_equal(got, want)
+        assert not all(np.array_equal(one_by_one[0], a) for a in one_by_one)  # the actions vary: order is tested
     finally:
         path.close()

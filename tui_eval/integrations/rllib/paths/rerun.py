@@ -4,7 +4,7 @@ connector pipelines the path really holds (`live_parts()`), on copies, so that t
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -133,6 +133,26 @@ def rllib_side(name: str, pr: LiveParts, trace: Trace) -> Side:
         out = module_to_env(rl_module=module, batch=out, episodes=[episode], explore=explore, shared_data=shared)
         return np.asarray(out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])[0])
 
+    def heads(zs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """`head` on many observations, an episode each, in one call of each pipeline. The module's forward is
+        still one row at a time: a product over many rows rounds otherwise than over one, and the same policy fed
+        alike must give the very same actions."""
+        rows = [np.asarray(z, dtype=np.float32) for z in zs]
+        episodes = [SingleAgentEpisode(observation_space=spaces[0], action_space=spaces[1]) for _ in rows]
+        for episode, z in zip(episodes, rows):
+            episode.add_env_reset(observation=z)
+        shared: dict[str, Any] = {}
+        env_to_module, module_to_env = fresh()
+        if env_to_module is not None:
+            env_to_module(rl_module=module, episodes=episodes, batch={}, explore=explore, shared_data=shared)
+        with torch.no_grad():
+            outs = [module._forward_inference({Columns.OBS: torch.as_tensor(z)[None]}) for z in rows]
+        if not all(torch.is_tensor(value) for value in outs[0].values()):
+            return [head(z) for z in rows]  # an output that does not stack: one call each
+        out = {key: torch.cat([o[key] for o in outs]) for key in outs[0]}
+        out = module_to_env(rl_module=module, batch=out, episodes=episodes, explore=explore, shared_data=shared)
+        return [np.asarray(action) for action in out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])]
+
     if not dict_obs:
         side.head = head
     side.parts = (module, e2m, m2e)
@@ -152,7 +172,8 @@ def rllib_side(name: str, pr: LiveParts, trace: Trace) -> Side:
     obs, normalized = side.steps("obs"), side.steps("env_to_module")
     if obs and all(np.asarray(o).shape == np.asarray(z).shape and np.allclose(o, z) for o, z in zip(obs, normalized)):
         side.stateless = True  # its env_to_module passes observations through: the head is the whole policy
-        side.stepper = lambda: Stateless(head)
+        # a sampling policy draws in another order when batched: fed one input at a time
+        side.stepper = lambda: Stateless(head, None if explore else heads)
     return side
 
 
