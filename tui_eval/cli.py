@@ -10,7 +10,7 @@ from tui_eval.commands.run import build_parser, spec_from_args
 from tui_eval.config.spec import run_option
 from tui_eval.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, BadInput
 
-__all__ = ["COMMANDS", "build_parser", "spec_from_args", "main", "entry"]
+__all__ = ["COMMANDS", "build_parser", "spec_from_args", "main", "entry", "not_a_command"]
 
 #: `tui-eval NAME ...` runs COMMANDS[NAME] on the rest; anything else is `tui-eval CHECKPOINT [options]`
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
@@ -33,11 +33,24 @@ def main(argv: list[str] | None = None) -> int:
             return COMMANDS[argv[0]](argv[1:])
         return run.main(argv)
     except BadInput as exc:
-        sys.stderr.write(f"tui-eval: error: {exc}\n")
+        sys.stderr.write(f"tui-eval: error: {not_a_command(argv, str(exc)) or exc}\n")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return EXIT_INTERRUPTED
+
+
+def not_a_command(argv: list[str], error: str) -> str | None:
+    """What to say of `tui-eval WORD CHECKPOINT ...` where WORD is neither a command nor a path (`tui-eval run
+    CKPT`), in place of argparse's `error` ("unrecognized arguments: CKPT"); None otherwise."""
+    import os
+
+    word = argv[0] if argv else ""
+    if (not error.startswith("unrecognized arguments") or not word or word.startswith("-") or os.sep in word
+            or os.path.exists(word)):
+        return None
+    return (f"{word!r} is not a command (commands: {', '.join(sorted(COMMANDS))}); to evaluate a checkpoint, "
+            "give it first: tui-eval CHECKPOINT [options]")
 
 
 def _joins_cluster(argv: list[str]) -> bool:

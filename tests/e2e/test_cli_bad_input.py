@@ -154,3 +154,14 @@ def test_version():
 
     proc = cli("--version")
     assert proc.returncode == 0 and proc.stdout.strip() == f"tui-eval {version('tui-eval')}"
+
+
+@pytest.mark.parametrize("word", ["run", "evalute"])
+def test_a_word_that_is_not_a_command_before_a_checkpoint_names_the_commands(capsys, word):
+    proc = in_process(capsys, word, CARTPOLE)
+    assert_one_line_error(proc, f"{word!r} is not a command", "diagnose", "tui-eval CHECKPOINT [options]")
+
+
+def test_a_stray_argument_after_a_checkpoint_is_still_called_unrecognized(capsys):
+    proc = in_process(capsys, CARTPOLE, "extra")
+    assert_one_line_error(proc, "unrecognized arguments: extra")
