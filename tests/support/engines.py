@@ -126,26 +126,20 @@ def assert_resampled_and_explored(result: dict, path: str = "connectors", replay
 
 class ChecksSeen:
     """Per process of a check: the highest niceness seen (0 while a process taken from the zygote waits for its
-    request), whether its main thread was in Linux's idle scheduling class, each time it was seen, in order (a
-    change noted once), and the most child processes it had at once (a Ray of its own: a GCS, a raylet and more)."""
+    request) and the most child processes it had at once (a Ray of its own: a GCS, a raylet and more)."""
 
     def __init__(self) -> None:
         self.niceness: dict[int, int] = {}
-        self.idle_class: dict[int, list[bool]] = {}
         self.children: dict[int, int] = {}
 
     def look(self, pid: int) -> None:
         try:
             niceness = os.getpriority(os.PRIO_PROCESS, pid)
-            idle_class = os.sched_getscheduler(pid) == os.SCHED_IDLE
             children = sum(len(Path(f"/proc/{pid}/task/{task}/children").read_text().split())
                            for task in os.listdir(f"/proc/{pid}/task"))
         except OSError:  # it ended meanwhile
             return
         self.niceness[pid] = max(self.niceness.get(pid, 0), niceness)
-        seen = self.idle_class.setdefault(pid, [])
-        if not seen or seen[-1] != idle_class:
-            seen.append(idle_class)
         self.children[pid] = max(self.children.get(pid, 0), children)
 
 

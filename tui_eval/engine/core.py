@@ -223,7 +223,8 @@ class Engine:
 
     def close(self) -> None:
         self._closed = True
-        getattr(self._prove, "close", lambda: None)()  # a check under way (a hung step there would outlive the run)
+        if (ending := getattr(self._prove, "close", None)) is not None:
+            ending()  # a replay under way (a hung step there would outlive the run)
         for path in self.paths.values():
             close_quietly(path)
 
@@ -427,10 +428,8 @@ class Engine:
             done = len(self._finished) == len(self.paths)
             if done and self.proof is not None and self.proof.state == PENDING and not self._stopping:
                 self._done_waits_for_proof = True  # the verdict is not final before the replay says
-            waits = self._done_waits_for_proof
-        if waits:  # the check ran in the background; now the run's answer waits on it
-            getattr(self._prove, "hurry", lambda: None)()
-        elif done:
+                return
+        if done:
             self._mark_done()
 
     def _mark_done(self) -> None:

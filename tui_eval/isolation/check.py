@@ -12,20 +12,16 @@ paths as the run's processes build them; the run goes on meanwhile):
    alone, within a time budget, and set beside the run's returns on them.
 
 The paths run one at a time here, each seeding its env and the process-wide generators at its resets as in the run.
-The check's process (and the Ray it starts, where it cannot join the run's) yields the CPU to the run's paths: it is
-background work, and on a busy machine it would otherwise take a third of the cores from the run it checks. It runs
-at `CHECK_NICENESS` and, on Linux, in the idle scheduling class (a path that wakes takes its core back at once: on
-2 cores the CartPole demo's check cost its run ~8 % at the niceness alone, ~5 % in the idle class); once the run's
-paths are done and its verdict waits on the check, it leaves the idle class (`hurry`). Only where the run's answer
-waits on it from the start (`--until-decided`, a `--fail-if-worse` gate: the paths' further seeds are spent until it
-says) does it keep the run's priority.
+The check's process (and the Ray it starts, where it cannot join the run's) yields the CPU to the run's paths
+(`CHECK_NICENESS`): it is background work, and on a busy machine it would otherwise take a third of the cores from
+the run it checks. Only where the run's answer waits on it (`--until-decided`, a `--fail-if-worse` gate: the paths'
+further seeds are spent until it says) does it keep the run's priority.
 `PolicyCheck` is the run's side (the engine's `prove`, tui_eval/engine/proof.py); the child's is
 tui_eval/isolation/check_serve.py.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import asdict
 from typing import Any
@@ -54,7 +50,6 @@ class PolicyCheck:
         self._lock = threading.Lock()
         self._live: list[Any] = []
         self._closed = False
-        self._waited_for = not self.setup["niceness"]  # the run's answer waits on its check (`hurry`)
 
     def __call__(self, request: CheckRequest) -> dict[str, Any]:
         from tui_eval.local_ray import local_address
@@ -66,8 +61,6 @@ class PolicyCheck:
         with self._lock:
             closed = self._closed
             self._live.append(interpreter)
-            if not self._waited_for:  # before the request: the threads and processes it starts inherit the class
-                _scheduling(interpreter.process.pid, background=True)
         conn = None
         try:
             if closed:
@@ -88,37 +81,12 @@ class PolicyCheck:
             close_ends(conn, None)
             interpreter.end()
 
-    def hurry(self) -> None:
-        """The run's paths are done and its verdict waits on the check: the check leaves the idle class (its
-        niceness stays) and takes the cores the paths left."""
-        with self._lock:
-            self._waited_for = True
-            for interpreter in self._live:
-                _scheduling(interpreter.process.pid, background=False)
-
     def close(self) -> None:
         with self._lock:
             self._closed = True
             live = list(self._live)
         for interpreter in live:
             interpreter.end()
-
-
-def _scheduling(pid: int, background: bool) -> None:
-    """Every thread of process `pid` in Linux's idle scheduling class (`background`), or back in the normal one;
-    nothing where the platform has no such class or refuses (the check's niceness stands)."""
-    if not (hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE")):
-        return
-    policy = os.SCHED_IDLE if background else os.SCHED_OTHER
-    try:
-        threads = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
-    except OSError:  # it ended meanwhile
-        return
-    for tid in threads:
-        try:
-            os.sched_setscheduler(tid, policy, os.sched_param(0))
-        except OSError:
-            pass
 
 
 def _connect(interpreter: Any) -> Any:

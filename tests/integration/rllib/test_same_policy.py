@@ -59,18 +59,6 @@ def test_a_tolerance_below_the_rounding_makes_the_float64_copy_differ_exact(tmp_
     assert summary.agreement["tolerance"] == {"atol": 1e-9, "rtol": 1e-9, "source": "--action-tolerance"}
 
 
-def test_a_check_that_outlives_the_paths_leaves_the_idle_class_for_the_run_that_waits_on_it(tmp_path):
-    # 3 episodes: the paths are done long before their check, which the run then waits for
-    engine = start_engine(plan_for(PENDULUM, *against("moved_weight_pipelines", "--episodes", "3"),
-                                   log=tmp_path / "run.sqlite", own_processes=True))
-    with checks_watched(engine) as checks:
-        finish(engine)
-    hurried = [seen for seen in checks.idle_class.values() if True in seen and False in seen[seen.index(True):]]
-    assert hurried, f"no check left the idle class: {checks.idle_class}"
-    assert max(checks.niceness.values()) == CHECK_NICENESS  # its niceness stays
-    assert engine.stats.comparison.summary().proof == "proven"
-
-
 def test_one_weight_moved_by_a_thousandth_is_differ_exact_with_its_step_and_both_actions(tmp_path):
     engine = start_engine(plan_for(PENDULUM, *against("moved_weight_pipelines"), log=tmp_path / "run.sqlite",
                                    own_processes=True))
@@ -78,7 +66,6 @@ def test_one_weight_moved_by_a_thousandth_is_differ_exact_with_its_step_and_both
         finish(engine)
     # the check yields the CPU to the run's paths; a run whose answer waits on it (--until-decided) keeps its own
     assert max(checks.niceness.values()) == CHECK_NICENESS != os.getpriority(os.PRIO_PROCESS, 0)
-    assert any(True in seen for seen in checks.idle_class.values()) and os.sched_getscheduler(0) != os.SCHED_IDLE
     assert check_niceness(engine._prove.spec) == CHECK_NICENESS
     assert check_niceness(plan_for(PENDULUM, "--until-decided", log=tmp_path / "u.sqlite").spec) == 0
     summary = engine.stats.comparison.summary()
