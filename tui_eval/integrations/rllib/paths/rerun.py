@@ -99,10 +99,6 @@ def replay_parts(name: str, p: LiveParts, seed: int) -> Trace:
 
 def rllib_side(name: str, pr: LiveParts, trace: Trace) -> Side:
     """RLlib's built-in paths: the module and module_to_env on a one-step episode."""
-    import torch
-    from ray.rllib.core.columns import Columns
-    from ray.rllib.env.single_agent_episode import SingleAgentEpisode
-
     side = Side(name, trace, explore=pr.explore)
     module, e2m, m2e, explore = pr.module, pr.env_to_module, pr.module_to_env, bool(pr.explore)
     assert pr.make_env is not None
@@ -117,44 +113,10 @@ def rllib_side(name: str, pr: LiveParts, trace: Trace) -> Side:
     else:
         side.logits = module_logits(module, explore)
 
-    fresh = pipelines_as_they_stand(e2m, m2e)
-
-    def head(z: np.ndarray) -> np.ndarray:
-        z = np.asarray(z, dtype=np.float32)
-        episode = SingleAgentEpisode(observation_space=spaces[0], action_space=spaces[1])
-        episode.add_env_reset(observation=z)
-        shared: dict[str, Any] = {}  # env_to_module leaves here what module_to_env needs to unbatch
-        env_to_module, module_to_env = fresh()
-        if env_to_module is not None:
-            env_to_module(rl_module=module, episodes=[episode], batch={}, explore=explore, shared_data=shared)
-        batch = {Columns.OBS: torch.as_tensor(z)[None]}
-        with torch.no_grad():
-            out = module._forward_exploration(batch) if explore else module._forward_inference(batch)
-        out = module_to_env(rl_module=module, batch=out, episodes=[episode], explore=explore, shared_data=shared)
-        return np.asarray(out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])[0])
-
-    def heads(zs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """`head` on many observations, an episode each, in one call of each pipeline. The module's forward is
-        still one row at a time: a product over many rows rounds otherwise than over one, and the same policy fed
-        alike must give the very same actions."""
-        rows = [np.asarray(z, dtype=np.float32) for z in zs]
-        episodes = [SingleAgentEpisode(observation_space=spaces[0], action_space=spaces[1]) for _ in rows]
-        for episode, z in zip(episodes, rows):
-            episode.add_env_reset(observation=z)
-        shared: dict[str, Any] = {}
-        env_to_module, module_to_env = fresh()
-        if env_to_module is not None:
-            env_to_module(rl_module=module, episodes=episodes, batch={}, explore=explore, shared_data=shared)
-        with torch.no_grad():
-            outs = [module._forward_inference({Columns.OBS: torch.as_tensor(z)[None]}) for z in rows]
-        if not all(torch.is_tensor(value) for value in outs[0].values()):
-            return [head(z) for z in rows]  # an output that does not stack: one call each
-        out = {key: torch.cat([o[key] for o in outs]) for key in outs[0]}
-        out = module_to_env(rl_module=module, batch=out, episodes=episodes, explore=explore, shared_data=shared)
-        return [np.asarray(action) for action in out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])]
+    head = _PolicyHead(module, pipelines_as_they_stand(e2m, m2e), spaces, explore)
 
     if not dict_obs:
-        side.head = head
+        side.head = head.one
     side.parts = (module, e2m, m2e)
 
     def variant(change: Callable[[Any, Any, Any], None]) -> Callable[[], Any]:
@@ -173,8 +135,44 @@ def rllib_side(name: str, pr: LiveParts, trace: Trace) -> Side:
     if obs and all(np.asarray(o).shape == np.asarray(z).shape and np.allclose(o, z) for o, z in zip(obs, normalized)):
         side.stateless = True  # its env_to_module passes observations through: the head is the whole policy
         # a sampling policy draws in another order when batched: fed one input at a time
-        side.stepper = lambda: Stateless(head, None if explore else heads)
+        side.stepper = lambda: Stateless(head.one, None if explore else head.many)
     return side
+
+
+class _PolicyHead:
+    """The module between both pipelines, on one-step episodes (the whole policy of a path whose env_to_module
+    passes observations through): `one` observation, or `many` in one call of each pipeline. The forward stays one
+    row at a time: a product over many rows rounds otherwise than over one, and the same policy fed alike must give
+    the very same actions."""
+
+    def __init__(self, module: Any, fresh: Callable[[], tuple[Any, Any]], spaces: tuple[Any, Any], explore: bool):
+        self.module, self.fresh, self.spaces, self.explore = module, fresh, spaces, explore
+
+    def one(self, z: np.ndarray) -> np.ndarray:
+        return self.many([z])[0]
+
+    def many(self, zs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        import torch
+        from ray.rllib.core.columns import Columns
+        from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+
+        rows = [np.asarray(z, dtype=np.float32) for z in zs]
+        episodes = [SingleAgentEpisode(observation_space=self.spaces[0], action_space=self.spaces[1]) for _ in rows]
+        for episode, z in zip(episodes, rows):
+            episode.add_env_reset(observation=z)
+        calls = dict(rl_module=self.module, episodes=episodes, explore=self.explore,
+                     shared_data={})  # env_to_module leaves there what module_to_env needs to unbatch
+        env_to_module, module_to_env = self.fresh()
+        if env_to_module is not None:
+            env_to_module(batch={}, **calls)
+        forward = self.module._forward_exploration if self.explore else self.module._forward_inference
+        with torch.no_grad():
+            outs = [forward({Columns.OBS: torch.as_tensor(z)[None]}) for z in rows]
+        if len(outs) > 1 and not all(torch.is_tensor(value) for value in outs[0].values()):
+            return [self.one(z) for z in rows]  # an output that does not stack: one call each
+        out = outs[0] if len(outs) == 1 else {key: torch.cat([o[key] for o in outs]) for key in outs[0]}
+        out = module_to_env(batch=out, **calls)
+        return [np.asarray(action) for action in out.get(Columns.ACTIONS_FOR_ENV, out[Columns.ACTIONS])]
 
 
 def pipelines_as_they_stand(e2m: Any, m2e: Any) -> Callable[[], tuple[Any, Any]]:
