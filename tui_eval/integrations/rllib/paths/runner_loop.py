@@ -22,6 +22,7 @@ import numpy as np
 
 from tui_eval.envs.guard import IDLE_KEY
 from tui_eval.feed import SeedFeed
+from tui_eval.integrations.rllib.paths.episode_steps import EpisodeSteps
 from tui_eval.paths.base import Emit
 
 #: an idle sub-env's episode is cut back to this lookback once this long (nothing reads it; memory stays flat)
@@ -37,6 +38,7 @@ class RunnerLoop:
         self.env_to_module, self.module_to_env = env_to_module, module_to_env
         self.record = record
         self.t = 0  # env steps taken, the `t` of forward_exploration
+        self.steps = EpisodeSteps()
 
     def _new_episode(self):
         from ray.rllib.env.single_agent_episode import SingleAgentEpisode
@@ -46,7 +48,6 @@ class RunnerLoop:
 
     def run(self, feed: SeedFeed, emit: Emit, explore: bool) -> None:
         from ray.rllib.core.columns import Columns
-        from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
 
         n = self.env.num_envs
         episodes = [self._new_episode() for _ in range(n)]
@@ -57,6 +58,7 @@ class RunnerLoop:
             episodes[i].add_env_reset(observation=obs[i], infos=infos[i])
         idle = [IDLE_KEY in info for info in infos]
         started = [time.perf_counter()] * n
+        every_row, fresh = list(range(n)), []
         to_module = self.env_to_module(rl_module=self.module, episodes=episodes, explore=explore,
                                        shared_data=shared_data, **{Columns.OBS: obs, Columns.INFOS: infos})
         while not all(idle) and not feed.cancelled:
@@ -67,34 +69,36 @@ class RunnerLoop:
             obs, rewards, terminateds, truncateds, infos = self.env.step(to_env.pop(Columns.ACTIONS_FOR_ENV, actions))
             obs, actions = _unbatch(obs), _unbatch(actions)
             now = time.perf_counter()
-            for i in range(n):
-                if not episodes[i].is_reset:
+            rows = every_row
+            if fresh:  # the episodes started in place of those that ended: their env's reset comes first
+                for i in fresh:
                     episodes[i].add_env_reset(observation=obs[i], infos=infos[i])
                     idle[i], started[i] = IDLE_KEY in infos[i], now
-                else:
-                    self.t += 1
-                    episodes[i].add_env_step(
-                        observation=obs[i], action=actions[i], reward=rewards[i], infos=infos[i],
-                        terminated=terminateds[i], truncated=truncateds[i],
-                        extra_model_outputs=_extra_outputs(to_env, i, WEIGHTS_SEQ_NO))
+                rows = [i for i in every_row if i not in fresh]
+                fresh = []
+            self.t += len(rows)
+            self.steps.add(episodes, rows, obs, actions, rewards, infos, terminateds, truncateds, to_env)
             to_module = self.env_to_module(
                 episodes=episodes, batch={}, explore=explore, rl_module=self.module, shared_data=shared_data,
                 **{Columns.OBS: obs, Columns.ACTIONS: actions, Columns.REWARDS: rewards, Columns.INFOS: infos,
                    Columns.TERMINATEDS: terminateds, Columns.TRUNCATEDS: truncateds})
-            if np.any(terminateds) or np.any(truncateds) or any(idle):  # most steps end no episode
-                self._episodes_ended(episodes, idle, infos, now, started, emit)
+            if terminateds.any() or truncateds.any() or any(idle):  # most steps end no episode
+                fresh = self._episodes_ended(episodes, idle, infos, now, started, emit)
 
     def _episodes_ended(self, episodes: list, idle: list[bool], infos: list, now: float, started: list[float],
-                        emit: Emit) -> None:
-        """Records the episodes that ended on this step and starts new ones in their place; cuts back the
-        episodes of idle envs."""
+                        emit: Emit) -> list[int]:
+        """Records the episodes that ended on this step and starts new ones in their place (their rows, which
+        the next step resets); cuts back the episodes of idle envs."""
+        fresh = []
         for i, episode in enumerate(episodes):
             if episode.is_done:
                 if not idle[i]:
                     emit(self.record(episode, infos[i], now - started[i]))
-                episodes[i], idle[i] = self._new_episode(), False  # reset by the next step
+                episodes[i], idle[i] = self._new_episode(), False
+                fresh.append(i)
             elif idle[i] and len(episode) >= IDLE_CUT_AT:
                 episodes[i] = episode.cut(len_lookback_buffer=IDLE_LOOKBACK)
+        return fresh
 
     def _forward(self, to_module: Any, explore: bool) -> Any:
         import torch
@@ -105,12 +109,6 @@ class RunnerLoop:
             if explore:
                 return self.module._forward_exploration(to_module, t=self.t)
             return self.module._forward_inference(to_module)
-
-
-def _extra_outputs(to_env: dict[str, Any], i: int, weights_seq_no: str) -> dict[str, Any]:
-    extra = {k: v[i] for k, v in to_env.items()}
-    extra[weights_seq_no] = 0  # the EnvRunner's weights version; restored weights are never synced
-    return extra
 
 
 def _unbatch(batch):
