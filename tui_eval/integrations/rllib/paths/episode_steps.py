@@ -35,7 +35,7 @@ class EpisodeSteps:
         columns = [*outputs.items(), (self._weights_seq_no, None)]
         now = time.perf_counter()
         for i in rows:
-            episode = episodes[i]
+            episode: Any = episodes[i]
             if type(episode) is not self._episode_cls or episode.rewards.finalized:
                 extra = {key: 0 if column is None else column[i] for key, column in columns}
                 episode.add_env_step(observation=obs[i], action=actions[i], reward=rewards[i], infos=infos[i],

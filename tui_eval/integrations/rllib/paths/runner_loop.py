@@ -58,7 +58,8 @@ class RunnerLoop:
             episodes[i].add_env_reset(observation=obs[i], infos=infos[i])
         idle = [IDLE_KEY in info for info in infos]
         started = [time.perf_counter()] * n
-        every_row, fresh = list(range(n)), []
+        every_row = list(range(n))
+        fresh: list[int] = []
         to_module = self.env_to_module(rl_module=self.module, episodes=episodes, explore=explore,
                                        shared_data=shared_data, **{Columns.OBS: obs, Columns.INFOS: infos})
         while not all(idle) and not feed.cancelled:
