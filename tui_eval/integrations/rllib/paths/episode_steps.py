@@ -43,9 +43,14 @@ class EpisodeSteps:
                 continue
             self._write(episode, i, obs[i], actions[i], rewards[i], infos[i] or {}, columns)
             episode.is_terminated, episode.is_truncated = terminateds[i], truncateds[i]
-            episode._last_step_time = now
-            if episode._start_time is None:
-                episode._start_time = now
+            self._stamp(episode, now)
+
+    @staticmethod
+    def _stamp(episode: Any, now: float) -> None:
+        """The step time (one clock read for the vector step; add_env_step reads it per episode)."""
+        episode._last_step_time = now
+        if episode._start_time is None:
+            episode._start_time = now
 
     def _write(self, episode, i: int, observation: Any, action: Any, reward: Any, infos: dict,
                columns: list) -> None:
