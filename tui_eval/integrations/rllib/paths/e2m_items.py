@@ -17,9 +17,17 @@ def last_observation(episode):
 
 
 def last_observations(episodes: list) -> list:
-    """`last_observation` of each episode (none already in numpy, as AddObservationsFromEpisodesToBatch asserts)."""
-    assert not any(episode.is_numpy for episode in episodes)
-    return [last_observation(episode) for episode in episodes]
+    """`last_observation` of each episode (none already in numpy, as AddObservationsFromEpisodesToBatch asserts;
+    an episode whose buffers are still lists is not)."""
+    observations = []
+    for episode in episodes:
+        buffer = episode.observations
+        if _in_lists(buffer) and not episode.rewards.finalized:  # `is_numpy` is `rewards.finalized`
+            observations.append(buffer.data[-1])
+        else:
+            assert not episode.is_numpy
+            observations.append(episode.get_observations(-1))
+    return observations
 
 
 def _in_lists(buffer) -> bool:

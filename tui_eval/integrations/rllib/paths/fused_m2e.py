@@ -113,7 +113,7 @@ class FusedModuleToEnv:
         if type(actions) is not np.ndarray:  # a 0-d tensor: .item()
             return None
         out = {self._dist_inputs: list(tensor_to_numpy(inputs)), self._actions: actions.copy(),
-               self._logp: list(np.zeros(actions.shape, dtype=actions.dtype))}
+               self._logp: zero_rows(actions)}
         if self._change is not None:
             for_env = actions.copy()
             out[self._for_env] = for_env if self._unchanged else self._change(for_env, self.action_struct)
@@ -136,6 +136,14 @@ class FusedModuleToEnv:
             return tree.map_structure(lambda leaf: (np.squeeze(leaf, axis=1) if squeeze else leaf).copy(), actions)
         rows = unbatch_rows(actions)  # anything else: what the pieces do, row by row
         return self._batch([squeeze_first(row) for row in rows] if squeeze else rows)
+
+
+def zero_rows(actions: np.ndarray) -> list:
+    """`list(np.zeros(actions.shape, dtype=actions.dtype))`: of 1-d actions, one numpy zero scalar repeated (they are
+    immutable, so sharing one is the same); of more dimensions, an array per row as that makes."""
+    if actions.ndim == 1:
+        return [np.zeros((), dtype=actions.dtype)[()]] * len(actions)
+    return list(np.zeros(actions.shape, dtype=actions.dtype))
 
 
 def actions_as_numpy(batch: dict[str, Any], module, explore: bool) -> dict[str, Any]:
