@@ -39,6 +39,9 @@ class RunnerLoop:
         self.record = record
         self.t = 0  # env steps taken, the `t` of forward_exploration
         self.steps = EpisodeSteps()
+        import torch
+
+        self._no_grad = torch.no_grad()  # one context manager, entered on every forward
 
     def _new_episode(self):
         from ray.rllib.env.single_agent_episode import SingleAgentEpisode
@@ -83,7 +86,8 @@ class RunnerLoop:
                 episodes=episodes, batch={}, explore=explore, rl_module=self.module, shared_data=shared_data,
                 **{Columns.OBS: obs, Columns.ACTIONS: actions, Columns.REWARDS: rewards, Columns.INFOS: infos,
                    Columns.TERMINATEDS: terminateds, Columns.TRUNCATEDS: truncateds})
-            if terminateds.any() or truncateds.any() or any(idle):  # most steps end no episode
+            # most steps end no episode (Python's any of a short list: a tenth of numpy's any)
+            if any(terminateds.tolist()) or any(truncateds.tolist()) or any(idle):
                 fresh = self._episodes_ended(episodes, idle, infos, now, started, emit)
 
     def _episodes_ended(self, episodes: list, idle: list[bool], infos: list, now: float, started: list[float],
@@ -102,11 +106,9 @@ class RunnerLoop:
         return fresh
 
     def _forward(self, to_module: Any, explore: bool) -> Any:
-        import torch
-
         # forward_inference/forward_exploration set eval() on every call (a walk over all submodules);
         # the module is kept in eval mode, so their inner methods do the same work.
-        with torch.no_grad():
+        with self._no_grad:
             if explore:
                 return self.module._forward_exploration(to_module, t=self.t)
             return self.module._forward_inference(to_module)
