@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -116,6 +117,11 @@ class RunView(Screen):
         self.set_log_title()
         self.query_one(EpisodeLog).focus()
         self.host.begin()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A taller screen may show the histograms (hidden below 32 lines): a snapshot that was taken without
+        returns would otherwise stay until the next episode, which a finished run never sends."""
+        self.stats_dirty = True
 
     def say(self, text: str, **style: Any) -> None:
         self.query_one(StatusLine).say(text, **style)

@@ -266,3 +266,21 @@ async def test_until_decided_ends_the_live_run_and_says_what_was_decided(tmp_pat
                                                    if m.startswith("done: verdict")), None), what="the status line")
         assert "differ after" in said and "stopped early" in said, said
         assert episodes(app) < 2 * 400
+
+
+async def test_histograms_shown_by_a_resize_after_the_run_is_done_show_its_returns(tmp_path, apps):
+    # started at 80x24 (no room for histograms), grown to 120x40 once no episode will come any more
+    plan = fake_plan(tmp_path, {"evaluate": scripted(), "connectors": scripted()}, episodes=12)
+    app = EvalApp(plan)
+    apps.append(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.engine is not None and app.engine.state == "done", timeout=150,
+                       what="both paths done")
+        await wait_for(pilot, lambda: all(app.summaries.get(n, {}).get("episodes") == 12 for n in plan.paths),
+                       what="final statistics")
+        histograms = app.query_one(Histograms)
+        assert not histograms.display
+        await pilot.resize_terminal(120, 40)
+        await wait_for(pilot, lambda: histograms.display and "n=12" in plain(histograms), timeout=10,
+                       what=f"the returns in the histograms, not {plain(histograms)!r}")
+        await pilot.press("q")
