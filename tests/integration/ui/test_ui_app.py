@@ -156,15 +156,25 @@ async def test_live_export_matches_the_log_and_quit_keeps_every_episode(tmp_path
     assert reread.count() == episodes(app)  # every finished episode is in the log
 
 
-async def test_both_paths_side_by_side(tmp_path, apps):
+def two_scripted_paths(tmp_path, apps) -> tuple:
+    """(plan, app): two identical deterministic scripts of 12 episodes each."""
     plan = fake_plan(tmp_path, {"evaluate": scripted(), "connectors": scripted()}, episodes=12)
     app = EvalApp(plan)
     apps.append(app)
+    return plan, app
+
+
+async def run_to_its_end(pilot, app, plan) -> None:
+    await wait_for(pilot, lambda: app.engine is not None and app.engine.state == "done", timeout=150,
+                   what="both paths done")
+    await wait_for(pilot, lambda: all(app.summaries.get(n, {}).get("episodes") == 12 for n in plan.paths),
+                   what="final statistics")
+
+
+async def test_both_paths_side_by_side(tmp_path, apps):
+    plan, app = two_scripted_paths(tmp_path, apps)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: app.engine is not None and app.engine.state == "done", timeout=150,
-                       what="both paths done")
-        await wait_for(pilot, lambda: all(app.summaries.get(n, {}).get("episodes") == 12 for n in plan.paths),
-                       what="final statistics")
+        await run_to_its_end(pilot, app, plan)
         table = plain(app.query_one(ComparisonTable))
         assert "evaluate" in table and "connectors" in table and "Δ evaluate−connectors" in table
         # two identical deterministic scripts: the same return on every seed
@@ -270,14 +280,9 @@ async def test_until_decided_ends_the_live_run_and_says_what_was_decided(tmp_pat
 
 async def test_histograms_shown_by_a_resize_after_the_run_is_done_show_its_returns(tmp_path, apps):
     # started at 80x24 (no room for histograms), grown to 120x40 once no episode will come any more
-    plan = fake_plan(tmp_path, {"evaluate": scripted(), "connectors": scripted()}, episodes=12)
-    app = EvalApp(plan)
-    apps.append(app)
+    plan, app = two_scripted_paths(tmp_path, apps)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.engine is not None and app.engine.state == "done", timeout=150,
-                       what="both paths done")
-        await wait_for(pilot, lambda: all(app.summaries.get(n, {}).get("episodes") == 12 for n in plan.paths),
-                       what="final statistics")
+        await run_to_its_end(pilot, app, plan)
         histograms = app.query_one(Histograms)
         assert not histograms.display
         await pilot.resize_terminal(120, 40)
