@@ -2,7 +2,7 @@
 
 The step-by-step loop adds a step to each of its episodes on every vector step. Called per sub-env, with its
 extra model outputs gathered into a dict first, that cost ~1.9 µs an env (15 µs a vector step of 8 envs, as much
-as the module-to-env pipeline). `add_env_steps` makes the same writes straight into an episode whose buffers are
+as the module-to-env pipeline). `EpisodeSteps.add` makes the same writes straight into an episode whose buffers are
 still Python lists (an EnvRunner's episodes while it samples): the observation, action, reward and infos (`{}` for
 none) appended, `t` advanced, each extra model output appended to its buffer (a new buffer of one item for a key
 the episode has not seen, in the outputs' order), the done flags, the last observation and infos, the step time.

@@ -34,13 +34,13 @@ class RunnerLoop:
     wall_s)` turns a finished episode into what `emit` takes."""
 
     def __init__(self, *, env: Any, module: Any, env_to_module: Any, module_to_env: Any, record) -> None:
+        import torch
+
         self.env, self.module = env, module
         self.env_to_module, self.module_to_env = env_to_module, module_to_env
         self.record = record
         self.t = 0  # env steps taken, the `t` of forward_exploration
         self.steps = EpisodeSteps()
-        import torch
-
         self._no_grad = torch.no_grad()  # one context manager, entered on every forward
 
     def _new_episode(self):
