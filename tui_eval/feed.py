@@ -121,3 +121,45 @@ class SupervisedFeed(SeedFeed, Protocol):
 
     def worker_lost(self, message: str, details: str = "") -> bool:
         """A worker died and is being replaced (its seeds run again); True when the path is given up."""
+
+
+OFFERS_WAIT_S = 1.0  # a hold waits this long at most for offers sent before it that run after it
+
+
+class HoldOrder:
+    """Hold and release for a threaded Ray actor that queues the seeds it is offered, right when the actor runs its
+    calls out of order (Ray keeps no order for a threaded actor's calls). The driver numbers its holds and releases
+    (`control`: one older than the last applied is ignored; None: in order, as a path process reads its pipe) and
+    counts its offers; a hold waits, briefly, for the offers sent before it, so that their seeds are handed back
+    rather than left queued until the release. Every method runs under the actor's lock, the `Condition` given."""
+
+    def __init__(self, lock: threading.Condition) -> None:
+        self._lock = lock
+        self.held = False  # paused: queued seeds wait, none is handed out
+        self._offers_seen = 0
+        self._control_seen = -1
+
+    def offered(self) -> None:
+        self._offers_seen += 1
+        self._lock.notify_all()
+
+    def hold(self, control: int | None, offers_sent: int) -> bool:
+        """Hold, once the offers sent before are in; False for a hold older than the last release (ignored)."""
+        if not self._in_order(control):
+            return False
+        self.held = True
+        self._lock.wait_for(lambda: self._offers_seen >= offers_sent, timeout=OFFERS_WAIT_S)
+        return True
+
+    def release(self, control: int | None) -> None:
+        if self._in_order(control):
+            self.held = False
+            self._lock.notify_all()
+
+    def _in_order(self, control: int | None) -> bool:
+        if control is None:
+            return True
+        if control < self._control_seen:
+            return False
+        self._control_seen = control
+        return True

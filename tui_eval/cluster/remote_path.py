@@ -40,6 +40,7 @@ class _Slot:
     info: dict[str, Any] | None = None
     poll_ref: Any = None
     outstanding: set[Seed] = field(default_factory=set)  # offered to it, not recorded yet
+    offers_sent: int = 0  # a hold tells the actor how many to wait for (calls may run out of order there)
     spawned_at: float = field(default_factory=time.monotonic)
     said_waiting: bool = False  # told the user it waits for room on the cluster
 
@@ -59,6 +60,9 @@ class RemotePath(InferencePath):
         self._pending: collections.deque[Seed] = collections.deque()  # seeds of lost actors: run first
         self._feed: SupervisedFeed | None = None
         self._held = False
+        self._handing = threading.Lock()  # a hold falls between two offers, never between a seed's take and offer
+        self._control = 0  # holds and releases are numbered: the actor ignores one that runs after a newer one
+        self._late_holds: dict[Any, _Slot] = {}  # holds not answered in time: their seeds are handed back later
         self.restarts = 0
         self._slots = [_Slot(spawn(explore)) for _ in range(workers)]
         self._loading: list[Any] | None = [s.handle.placement.remote() for s in self._slots]
@@ -104,7 +108,8 @@ class RemotePath(InferencePath):
                 if ready:
                     ready, _ = ray.wait(list(waiting), num_returns=len(waiting), timeout=0)
                 for ref in ready:
-                    self._receive(waiting[ref], ref, emit)
+                    if not self._hold_answered(ref):
+                        self._receive(waiting[ref], ref, emit)
                 self._say_if_waiting_for_room(feed)
                 dry = dry and not self._pending
             for slot in self._slots:
@@ -138,10 +143,16 @@ class RemotePath(InferencePath):
                 if slot.poll_ref is None:
                     slot.poll_ref = slot.handle.poll.remote(POLL_S)
                 waiting[slot.poll_ref] = slot
+        with self._lock:
+            waiting.update(self._late_holds)
         return waiting
 
     def _top_up(self, feed: SeedFeed) -> bool:
         """Offer seeds to actors short of work; True when the feed had none left to give."""
+        with self._handing:
+            return self._offer_to_each(feed)
+
+    def _offer_to_each(self, feed: SeedFeed) -> bool:
         dry = False
         for slot in self._slots:
             if slot.info is None:
@@ -160,6 +171,7 @@ class RemotePath(InferencePath):
             if seeds:
                 with self._lock:
                     slot.outstanding.update(seeds)
+                slot.offers_sent += 1
                 slot.handle.offer.remote(seeds)
         return dry
 
@@ -219,39 +231,64 @@ class RemotePath(InferencePath):
         if feed is not None and feed.worker_lost(message, details):
             self.close()
             raise PathGivenUp(message)
-        slot.handle, slot.info, slot.poll_ref = self._spawn(self.explore), None, None
+        slot.handle, slot.info, slot.poll_ref, slot.offers_sent = self._spawn(self.explore), None, None, 0
         slot.spawned_at, slot.said_waiting = time.monotonic(), False
         slot.info_ref = slot.handle.placement.remote()
         self._note_placement()
         if self._held:
-            slot.handle.hold.remote()
+            slot.handle.hold.remote(self._control)
 
     # ------------------------------------------------------------------ control
     def hold(self) -> None:
+        """Each actor starts nothing more; the seeds they had not started are handed back to the feed (those
+        of an actor that answers late, once it does: the run loop waits on its answer)."""
         import ray
 
-        self._held = True
-        slots = [s for s in self._slots if s.info is not None]
-        refs = [s.handle.hold.remote() for s in slots]
-        unstarted: list[Seed] = []
-        for slot, ref in zip(slots, refs):
-            try:
-                seeds = ray.get(ref, timeout=CONTROL_TIMEOUT_S)
-            except ray.exceptions.RayError:  # dead or unresponsive: the run loop sees it and replaces it
-                continue
-            with self._lock:
-                slot.outstanding.difference_update(seeds)
-            unstarted += seeds
+        with self._handing:
+            self._held = True
+            self._control += 1
+            asked = {s.handle.hold.remote(self._control, s.offers_sent): s for s in self._slots if s.info is not None}
+        ready, late = ray.wait(list(asked), num_returns=len(asked), timeout=CONTROL_TIMEOUT_S) if asked else ([], [])
+        unstarted = [seed for ref in ready for seed in self._claim_unstarted(asked[ref], ref)]
         with self._lock:
+            self._late_holds.update((ref, asked[ref]) for ref in late)
             unstarted += self._pending
             self._pending.clear()
+        self._give_back(unstarted)
+
+    def _hold_answered(self, ref: Any) -> bool:
+        """A late hold's answer, in the run loop: its seeds handed back; False for any other answer."""
+        with self._lock:
+            slot = self._late_holds.pop(ref, None)
+        if slot is None:
+            return False
+        self._give_back(self._claim_unstarted(slot, ref))
+        return True
+
+    def _claim_unstarted(self, slot: _Slot, ref: Any) -> list[Seed]:
+        """The seeds an actor's hold handed back that are still its own (not lost with it and moved on)."""
+        import ray
+
+        try:
+            seeds = ray.get(ref)
+        except ray.exceptions.RayError:  # dead: the run loop sees it and replaces it, its seeds run again
+            return []
+        with self._lock:
+            mine = [seed for seed in (tuple(s) for s in seeds) if seed in slot.outstanding]
+            slot.outstanding.difference_update(mine)
+        return mine
+
+    def _give_back(self, seeds: list[Seed]) -> None:
         feed = self._feed
-        if feed is not None and unstarted:
-            feed.give_back(unstarted)
+        if feed is not None and seeds:
+            feed.give_back(seeds)
 
     def release(self) -> None:
-        self._held = False
-        self._call_all("release")
+        with self._handing:
+            self._held = False
+            self._control += 1
+            control = self._control
+        self._call_all("release", control)
 
     def set_explore(self, explore: bool) -> None:
         self.explore = explore

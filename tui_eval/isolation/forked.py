@@ -130,6 +130,23 @@ def close_ends(*ends: Any) -> None:
             pass
 
 
+def end_session(pid: int) -> None:
+    """Kill what the process started in its session (its own from its start): a local Ray's GCS, raylet, agents
+    and workers. Killed with their driver alone, Ray's agents lived on for a minute at a few % of a core each."""
+    if hasattr(os, "killpg"):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):  # nothing left in it
+            pass
+
+
+def wait_quietly(process: Any, seconds: float) -> None:
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        pass
+
+
 def _exists(pid: int) -> bool:
     try:
         os.kill(pid, 0)

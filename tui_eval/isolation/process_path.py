@@ -40,7 +40,7 @@ from tui_eval.cpu_pools import limit_native_pools
 from tui_eval.errors import BadInput
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.frames.hub import FrameHub, PathTap
-from tui_eval.isolation.forked import ZygoteGone, close_ends, end_zygote, zygote
+from tui_eval.isolation.forked import ZygoteGone, close_ends, end_session, end_zygote, wait_quietly, zygote
 from tui_eval.isolation.pace import AHEAD_S, EpisodeRate
 from tui_eval.isolation.record_wire import decode
 from tui_eval.paths.base import Emit, InferencePath
@@ -50,7 +50,8 @@ from tui_eval.records import EpisodeRecord
 #: batch of worlds) starts its next batch with the seeds it holds, and a batch short of seeds steps idle worlds
 BLOCK = 4
 LOAD_TIMEOUT_S = 900.0  # imports and restore in the child (RLlib's evaluate starts a Ray of its own)
-REPLY_S = 5.0  # hold / set_explore answers: a live child answers in milliseconds (set_explore waits for an episode)
+REPLY_S = 5.0  # set_explore's answer: a live child answers in milliseconds (set_explore waits for an episode)
+HOLD_S = 5.0  # a pause waits this long for the child's answer (a later one is taken by the run loop)
 CLOSE_S = 3.0  # a child that has not ended this long after close is terminated, then killed
 WANTED_S = 0.2  # how often the run's frame wishes are sent while a viewer wants frames
 
@@ -91,10 +92,10 @@ class Interpreter:
         return cls(folder, listener, process, output_file)
 
     def end(self) -> None:
-        _end_session(self.process.pid)
+        end_session(self.process.pid)
         if self.process.poll() is None:
             self.process.kill()
-            _wait(self.process, 1.0)
+            wait_quietly(self.process, 1.0)
         try:
             self.listener.close()
         except FileNotFoundError:  # ended from two threads at once (a check closed by its run as it finishes)
@@ -167,6 +168,8 @@ class ProcessPath(InferencePath):
         self._load_answer: tuple[Any, ...] | None = None
         self._outstanding: set[Seed] = set()  # offered to the child, not recorded nor handed back yet
         self._outstanding_lock = threading.Lock()
+        self._handing = threading.Lock()  # a hold falls between two offers, never between a seed's take and offer
+        self._late_holds: set[int] = set()  # holds not answered in time: their seeds are handed back later
         self._capacity = 1
         self._rate = EpisodeRate()  # the pace at which the child ends episodes: how far ahead it is offered seeds
         self._told_dry = False  # the child was told that no seed follows its last offer (until the next)
@@ -223,6 +226,9 @@ class ProcessPath(InferencePath):
     def _call(self, command: str, *args: Any, timeout: float = REPLY_S) -> Any:
         ident = next(self._ids)
         self._send(command, ident, *args)
+        return self._answer(ident, command, timeout)
+
+    def _answer(self, ident: int, command: str, timeout: float = REPLY_S) -> Any:
         deadline = time.monotonic() + timeout
         with self._reply_ready:
             while ident not in self._replies and not self._gone:
@@ -289,7 +295,9 @@ class ProcessPath(InferencePath):
         try:
             while not feed.cancelled:
                 next_wanted = self._send_wanted(next_wanted)  # before seeds: the envs reset knowing what to show
-                dry = self._top_up(feed) or dry
+                with self._handing:
+                    dry = self._top_up(feed) or dry
+                self._late_holds_answered()
                 if dry and not self._outstanding:
                     return
                 try:
@@ -374,10 +382,28 @@ class ProcessPath(InferencePath):
 
     # ------------------------------------------------------------------ control
     def hold(self) -> None:
+        """The child starts nothing more; the seeds it had not started are handed back to the feed (a late
+        answer's, once it comes: the run loop looks for it)."""
+        with self._handing:
+            ident = next(self._ids)
+            self._send("hold", ident)
         try:
-            unstarted = self._call("hold")
-        except (TimeoutError, PathProcessDied):  # the run loop sees a dead child and replaces it
-            return
+            self._give_back(self._answer(ident, "hold", HOLD_S))
+        except TimeoutError:
+            with self._reply_ready:
+                self._late_holds.add(ident)
+        except PathProcessDied:  # the run loop sees a dead child and replaces it
+            pass
+
+    def _late_holds_answered(self) -> None:
+        with self._reply_ready:
+            answered = self._late_holds & self._replies.keys()
+            self._late_holds -= answered
+            answers = [self._replies.pop(ident) for ident in answered]
+        for unstarted in answers:
+            self._give_back(unstarted)
+
+    def _give_back(self, unstarted: list[Any]) -> None:
         unstarted = [key for key in (tuple(s) for s in unstarted) if self._claim(key)]
         feed = self._feed
         if feed is not None and unstarted:
@@ -402,29 +428,13 @@ class ProcessPath(InferencePath):
                 self._call("close", timeout=CLOSE_S)
             except Exception:  # stuck in a step: it is ended below
                 pass
-            _wait(process, 1.0)
+            wait_quietly(process, 1.0)
         if process.poll() is None:
             process.terminate()
-            _wait(process, CLOSE_S)
+            wait_quietly(process, CLOSE_S)
         if process.poll() is None:
             process.kill()
-            _wait(process, 1.0)
+            wait_quietly(process, 1.0)
         close_ends(self._conn, self._listener)
         shutil.rmtree(self._folder, ignore_errors=True)
 
-
-def _end_session(pid: int) -> None:
-    """Kill what the process started in its session (its own from its start): a local Ray's GCS, raylet, agents
-    and workers. Killed with their driver alone, Ray's agents lived on for a minute at a few % of a core each."""
-    if hasattr(os, "killpg"):
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):  # nothing left in it
-            pass
-
-
-def _wait(process: Any, seconds: float) -> None:
-    try:
-        process.wait(seconds)
-    except subprocess.TimeoutExpired:
-        pass

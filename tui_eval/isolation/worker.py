@@ -28,7 +28,7 @@ from typing import Any
 
 from tui_eval.config.spec import RunSpec
 from tui_eval.errors import first_line
-from tui_eval.feed import Heartbeat, Seed
+from tui_eval.feed import Heartbeat, HoldOrder, Seed
 from tui_eval.paths.base import episodes_at_once
 from tui_eval.records import EpisodeRecord
 
@@ -87,7 +87,7 @@ class PathWorker:
         self._running: set[Seed] = set()
         self._error: tuple[str, str] | None = None
         self._cancelled = False
-        self._held = False  # paused: queued seeds wait, nothing starts
+        self._holding = HoldOrder(self._lock)  # paused: queued seeds wait, nothing starts
         self._closed = False
         self._idle = threading.Event()
         self._idle.set()
@@ -116,6 +116,7 @@ class PathWorker:
     def offer(self, seeds: list[Seed]) -> None:
         with self._lock:
             self._queue.extend(seeds)
+            self._holding.offered()
             self._cancelled = False
             self._lock.notify_all()
 
@@ -139,18 +140,18 @@ class PathWorker:
         with self._lock:
             return len(self._queue)
 
-    def hold(self) -> list[Seed]:
-        """Start nothing more until `release`: the seeds not started yet, handed back. (Calls to a threaded
-        actor may run out of order: seeds of an offer that arrives after this wait, queued, for `release`.)"""
+    def hold(self, control: int | None = None, offers_sent: int = 0) -> list[Seed]:
+        """Start nothing more until `release`: the seeds not started yet, handed back (`HoldOrder`: the
+        driver's numbering of its calls, which a threaded actor may run out of order)."""
         with self._lock:
-            self._held = True
+            if not self._holding.hold(control, offers_sent):
+                return []
             unstarted, self._queue = list(self._queue), collections.deque()
             return unstarted
 
-    def release(self) -> None:
+    def release(self, control: int | None = None) -> None:
         with self._lock:
-            self._held = False
-            self._lock.notify_all()
+            self._holding.release(control)
 
     def set_explore(self, explore: bool) -> None:
         self._idle.wait()  # between episodes: the driver has seen every record before it changes explore
@@ -173,7 +174,7 @@ class PathWorker:
     # ------------------------------------------------------------------ inside the actor
     def _take(self) -> Seed | None:
         with self._lock:
-            if self._cancelled or self._held or not self._queue:
+            if self._cancelled or self._holding.held or not self._queue:
                 return None
             seed = self._queue.popleft()
             self._running.add(seed)
@@ -207,7 +208,7 @@ class PathWorker:
         feed = _QueueFeed(self)
         while True:
             with self._lock:
-                while (self._held or not self._queue) and not self._closed:
+                while (self._holding.held or not self._queue) and not self._closed:
                     self._lock.wait()
                 if self._closed:
                     return

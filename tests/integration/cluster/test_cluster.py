@@ -73,9 +73,14 @@ def test_two_workers_per_path_run_every_seed_once_with_the_returns_of_one_proces
     assert by_seed(records, "evaluate") == by_seed(records, "connectors")
 
 
-def test_no_episode_starts_once_the_pause_is_shown_and_resample_and_explore_reach_the_workers(tmp_path):
+def test_no_episode_starts_once_the_pause_is_shown_and_resample_and_explore_reach_the_workers(tmp_path, monkeypatch):
     """One open-ended run on two workers (as the live app runs): pause, resume, then the resample and explore
-    controls; each check on the actors of one started path."""
+    controls; each check on the actors of one started path. The actors' answers to the pause all come late
+    (after the time the driver waits for them, here none), as on a loaded machine: the seeds they had not
+    started are handed back all the same, by the run loop once the answers come."""
+    import tui_eval.cluster.remote_path as remote_path
+
+    monkeypatch.setattr(remote_path, "CONTROL_TIMEOUT_S", 0.0)
     stamps = tmp_path / "resets.txt"
     engine = start_engine(plan_for(
         CARTPOLE, "--paths", "connectors", "--seeds", "0:", "--num-envs", "2", "--workers", "2",
@@ -147,3 +152,72 @@ def test_an_address_that_is_no_host_port_is_refused_before_any_dialling():
     for address in ("nonsense", "127.0.0.1:", "ray://:10001"):
         with pytest.raises(BadInput, match="--ray-address expects auto, HOST:PORT or ray://HOST:PORT"):
             check_joinable(address)
+
+
+def test_a_hold_that_an_actor_runs_before_an_offer_sent_ahead_of_it_still_hands_back_that_offers_seeds(tmp_path):
+    """A threaded actor may run calls out of order (Ray does not keep their order): a hold waits for the
+    offers the driver sent before it, and a hold that runs after a newer release is ignored. On one real actor."""
+    import ray
+
+    from tui_eval.cluster.build import build_remote_path
+
+    plan = plan_for(CARTPOLE, "--paths", "connectors", "--workers", "1", "--num-envs", "1", log=tmp_path / "r.sqlite")
+    path = build_remote_path(plan.spec, "connectors", False, 1)
+    actor = path._slots[0].handle
+    try:
+        hold = actor.hold.remote(1, 1)  # the driver sent one offer before this hold; the actor runs the hold first
+        time.sleep(0.3)
+        actor.offer.remote([(100, 0), (101, 0)])
+        assert [tuple(s) for s in ray.get(hold, timeout=10)] == [(100, 0), (101, 0)]  # not left queued while held
+        ray.get(actor.release.remote(3), timeout=10)
+        assert ray.get(actor.hold.remote(2, 1), timeout=10) == []  # older than the release: ignored
+        actor.offer.remote([(102, 0)])  # so the actor is not held: this seed runs
+        records = wait_until(lambda: ray.get(actor.poll.remote(0.5), timeout=10)[0], timeout=60)
+        assert [(r.seed, r.block) for r in records] == [(102, 0)]
+    finally:
+        path.close()
+
+
+def test_the_seed_dispensers_hold_hands_back_every_queued_seed_when_its_answer_comes_late(monkeypatch):
+    """`evaluate` with workers: its remote runners' envs take seeds from a dispenser actor. A hold whose answer
+    comes after the pump stopped waiting (here at once, as on a loaded machine) still hands back every seed
+    no env took, by the pump once it comes; nothing is handed out until the release. A real dispenser actor;
+    the feed is the engine's as the pump sees it (a stand-in: nothing handed out while paused)."""
+    import ray
+
+    from tests.support.rsl import ListFeed
+    from tui_eval.feed import FeedRelay
+    from tui_eval.integrations.rllib.paths import seed_dispenser
+    from tui_eval.integrations.rllib.paths.seed_dispenser import DispenserFeed, DispenserPump
+    from tui_eval.paths.ray_names import actor_name
+
+    class PausableFeed(ListFeed):
+        paused = False
+        given_back: list = []
+
+        def take(self):
+            return None if self.paused else super().take()
+
+        def give_back(self, seeds):
+            self.given_back = self.given_back + list(seeds)
+
+    monkeypatch.setattr(seed_dispenser, "CONTROL_TIMEOUT_S", 0.0)
+    feed, relay = PausableFeed(range(100)), FeedRelay(track=True)
+    relay.feed = feed
+    pump = DispenserPump(actor_name("seeds"), relay, target=4)
+    try:
+        pump.start()
+        env = DispenserFeed(pump.name, worker_index=1)
+        assert wait_until(env.take, timeout=30) == (0, 0)
+        wait_until(lambda: ray.get(pump.handle.wait_below.remote(0, 0))[1] == 4, timeout=30)  # 1..4 queued
+        feed.paused = True
+        answered = pump.hold()
+        wait_until(lambda: len(answered) + len(feed.given_back) == 4, timeout=30)
+        assert sorted(answered + feed.given_back) == [(1, 0), (2, 0), (3, 0), (4, 0)]
+        assert relay.running_now() == {(0, 0)}  # only the seed an env took is still running
+        assert env.take() is None  # held
+        feed.paused = False
+        pump.release()
+        assert wait_until(env.take, timeout=30) == (5, 0)
+    finally:
+        pump.close()

@@ -22,7 +22,7 @@ import threading
 import uuid
 from typing import Any
 
-from tui_eval.feed import FeedRelay, Heartbeat, Seed
+from tui_eval.feed import FeedRelay, Heartbeat, HoldOrder, Seed
 
 DISPENSER_PREFIX = "tui_eval_seeds_"
 CONTROL_TIMEOUT_S = 2.0
@@ -38,8 +38,8 @@ class SeedDispenser:
         self._pids: dict[int, int] = {}  # worker index -> pid of its runner now
         self._lost: list[Seed] = []
         self._frozen: list[tuple[int, int, str, int]] = []  # (seed, block, why, worker index) of frozen steps
-        self._held = False  # paused: queued seeds wait (an offer may arrive after the hold)
         self._lock = threading.Condition()
+        self._holding = HoldOrder(self._lock)  # paused: queued seeds wait
         self.incarnation = uuid.uuid4().hex  # new when Ray restarts this actor: its state is gone
 
     def where(self) -> tuple[str, int]:
@@ -54,7 +54,7 @@ class SeedDispenser:
                 for seed in self._lost:
                     self._taken.pop(seed, None)
             self._pids[worker_index] = pid
-            if self._held or not self._queue:
+            if self._holding.held or not self._queue:
                 self._lock.notify_all()
                 return None
             seed = self._queue.popleft()
@@ -68,6 +68,7 @@ class SeedDispenser:
                 self._queue.extendleft(reversed(seeds))
             else:
                 self._queue.extend(seeds)
+            self._holding.offered()
 
     def wait_below(self, low: int, timeout: float) -> tuple[str, int]:
         """Wait until fewer than `low` seeds are queued (or `timeout`); (incarnation, the number queued)."""
@@ -76,16 +77,18 @@ class SeedDispenser:
                 self._lock.wait(timeout)
             return self.incarnation, len(self._queue)
 
-    def hold(self) -> list[Seed]:
-        """Pause: hand out nothing until `release`; the seeds queued now, handed back."""
+    def hold(self, control: int | None = None, offers_sent: int = 0) -> list[Seed]:
+        """Pause: hand out nothing until `release`; the seeds queued now, handed back (`HoldOrder`: the pump's
+        numbering of its calls, which this threaded actor may run out of order)."""
         with self._lock:
-            self._held = True
+            if not self._holding.hold(control, offers_sent):
+                return []
             unstarted, self._queue = list(self._queue), collections.deque()
             return unstarted
 
-    def release(self) -> None:
+    def release(self, control: int | None = None) -> None:
         with self._lock:
-            self._held = False
+            self._holding.release(control)
 
     def finished(self, seeds: list[Seed]) -> None:
         with self._lock:
@@ -165,6 +168,10 @@ class DispenserPump:
         self._relay = relay
         self._target = target
         self._held = False
+        self._handing = threading.Lock()  # a hold falls between two offers, never between a seed's take and offer
+        self._offers_sent = 0  # to this incarnation: a hold tells it how many to wait for
+        self._control = 0  # holds and releases are numbered: the dispenser ignores one run after a newer one
+        self._late_holds: list[Any] = []  # holds not answered in time: the pump hands their seeds back later
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -191,19 +198,23 @@ class DispenserPump:
         import ray
 
         while not self._stop.is_set():
+            self._late_holds_answered()
             incarnation, queued = ray.get(self.handle.wait_below.remote(self._target // 2 + 1, 0.1))
             if incarnation != self.incarnation:
                 self._restarted()
                 continue
             seeds: list[Seed] = []
-            while queued + len(seeds) < self._target:
-                seed = self._relay.take()
-                if seed is None:
-                    break
-                seeds.append(seed)
+            with self._handing:
+                while queued + len(seeds) < self._target:
+                    seed = self._relay.take()
+                    if seed is None:
+                        break
+                    seeds.append(seed)
+                if seeds:
+                    self._offer(seeds)
             if seeds:
-                self.handle.offer.remote(seeds)
-            elif queued >= self._target // 2 + 1 or self._relay.dry:
+                continue
+            if queued >= self._target // 2 + 1 or self._relay.dry:
                 self._stop.wait(0.02)
 
     def _restarted(self) -> None:
@@ -213,33 +224,72 @@ class DispenserPump:
         dead = self.pid
         self.incarnation, self.pid = ray.get(self.handle.where.remote())
         self.restarts += 1
-        if self._held:
-            ray.get(self.handle.hold.remote())
-        again = sorted(self._relay.running_now())
-        self.handle.offer.remote(again, True)
+        with self._handing:
+            self._offers_sent = 0  # the new incarnation has seen none
+            if self._held:
+                ray.get(self.handle.hold.remote(self._control, 0))
+            again = sorted(self._relay.running_now())
+            self._offer(again, True)
         self.news.append(f"the seed dispenser (pid {dead}) died and Ray restarted it (pid {self.pid}); the "
                          f"{len(again)} seed(s) handed out and not recorded run again (each recorded once)")
 
+    def _offer(self, seeds: list[Seed], first: bool = False) -> None:
+        self._offers_sent += 1
+        self.handle.offer.remote(seeds, first)
+
     def hold(self) -> list[Seed]:
-        """The seeds no env has taken yet, no longer running (the caller gives them back to the engine)."""
+        """The seeds no env has taken yet, no longer running (the caller gives them back to the engine); those of
+        an answer that comes late are given back by the pump, once it comes."""
         import ray
 
-        self._held = True
+        with self._handing:
+            self._held = True
+            self._control += 1
+            asked = self.handle.hold.remote(self._control, self._offers_sent)
         try:
-            held = ray.get(self.handle.hold.remote(), timeout=CONTROL_TIMEOUT_S)
+            return self._unstarted(ray.get(asked, timeout=CONTROL_TIMEOUT_S))
+        except ray.exceptions.GetTimeoutError:
+            with self._handing:
+                self._late_holds.append(asked)
         except ray.exceptions.RayError:  # being restarted: the pump holds the new one (nothing queued yet)
-            return []
+            pass
+        return []
+
+    def _unstarted(self, held: list[Seed]) -> list[Seed]:
         unstarted: list[Seed] = [(int(s), int(b)) for s, b in held]
         for seed in unstarted:
             self._relay.finish(seed)
         return unstarted
 
+    def _late_holds_answered(self) -> None:
+        import ray
+
+        with self._handing:
+            late, self._late_holds = self._late_holds, []
+        if not late:
+            return
+        ready, waiting = ray.wait(late, num_returns=len(late), timeout=0)
+        with self._handing:
+            self._late_holds += waiting
+        unstarted: list[Seed] = []
+        for ref in ready:
+            try:
+                unstarted += self._unstarted(ray.get(ref))
+            except ray.exceptions.RayError:  # the dispenser died with them: every seed not recorded runs again
+                pass
+        give_back = getattr(self._relay.feed, "give_back", None)
+        if unstarted and give_back is not None:
+            give_back(unstarted)
+
     def release(self) -> None:
         import ray
 
-        self._held = False
+        with self._handing:
+            self._held = False
+            self._control += 1
+            control = self._control
         try:
-            ray.get(self.handle.release.remote(), timeout=CONTROL_TIMEOUT_S)
+            ray.get(self.handle.release.remote(control), timeout=CONTROL_TIMEOUT_S)
         except ray.exceptions.RayError:  # being restarted: the new one starts released
             pass
 
@@ -261,7 +311,8 @@ class DispenserPump:
         running = self._relay.running_now()
         lost = [(int(s), int(b)) for s, b in orphans if (int(s), int(b)) in running]
         if lost:
-            self.handle.offer.remote(lost, True)
+            with self._handing:
+                self._offer(lost, True)
         return lost
 
     def close(self) -> None:
