@@ -7,7 +7,9 @@ the log. An actor that dies (killed, OOM, node lost: its poll raises) or whose p
 the seeds it had that were not recorded run again first, on whichever actor asks next. A seed is
 emitted only by the actor it was offered to and only while it was outstanding there, so none is
 counted twice. An actor whose env step froze (its own watchdog, `--step-timeout`) has that episode
-recorded invalid and is replaced the same way; a replacement the cluster has no room for is said so.
+recorded invalid and is replaced the same way; a replacement the cluster has no room for is said so. A pause holds
+every actor: the seeds it had not started go back to the feed, those of an actor that answers late once the run
+loop has its answer (`feed.HoldOrder`: the actor may run the driver's calls out of order).
 """
 
 from __future__ import annotations
