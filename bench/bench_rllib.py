@@ -1,16 +1,17 @@
 """Throughput of the RLlib paths as ratios, measured until each ratio's interval is narrow (CartPole demo by default).
 
     python bench/bench_rllib.py [--num-envs 8] [--episodes 100] [--checkpoint DIR] [--only a,b] [--cpu-time]
-                                [--min-rounds 8] [--max-rounds 40] [--width 0.02] [--budget 360]
+                                [--min-rounds 8] [--max-rounds 40] [--width 0.02] [--budget 360] [--slices 8]
 
-How it measures (bench/common.py): rounds of every contender once, in a new shuffled order each round; a ratio per
-round; rounds until every ratio's 95% interval of its median is within --width of it (or --max-rounds / --budget,
-per phase); wall clock and CPU time (the thread that runs a contender, plus a path's own process and the thread here
-that reads its records; this whole process for those Ray serves); threads as a run of two paths sets them; the share
-of the machine other processes used per round; each contender without Ray plays 16 episodes untimed right before
-each timed run (what another contender left in the caches is not its own). Two phases: the contenders that need no
-Ray first, then Ray is started (its agents wake up now and then) for evaluate and plain. --cpu-time judges by CPU
-time (a busy machine: wall times then say when others took the cores, CPU times what the contenders cost).
+How it measures (bench/common.py): rounds of every contender once, in a new shuffled order each round, each round in
+--slices slices that the contenders take turns on (the phase without Ray; whole rounds with Ray); a ratio per round;
+rounds until every ratio's 95% interval of its median is within --width of it (or --max-rounds / --budget, per phase);
+wall clock and CPU time (the thread that runs a contender, plus a path's own process and the thread here that reads its
+records; this whole process for those Ray serves); threads as a run of two paths sets them; the share of the machine
+other processes used per round; in whole rounds each contender without Ray plays 16 episodes untimed right before each
+timed run (what another contender left in the caches is not its own). Two phases: the contenders that need no Ray first,
+then Ray is started (its agents wake up now and then) for evaluate and plain. --cpu-time judges by CPU time (a busy
+machine: wall times then say when others took the cores, CPU times what the contenders cost).
 
 Contenders, all on the same envs count, explore off (discrete actions: greedy = argmax). Every contender but
 `plain`, `evaluate-first-n` and `envrunner` plays the same --episodes seeds each round (the same episodes, the
@@ -68,6 +69,7 @@ from common import (  # noqa: E402
     Ratio,
     bench_options,
     clocks_of,
+    in_slices,
     own_process,
     path_contender,
     path_round,
@@ -85,7 +87,7 @@ WARM = 16  # episodes played untimed right before each timed run of a contender 
 
 
 def bare_loop(kind, num_envs: int):
-    """play(episodes) -> env steps: the round's first `episodes` seeds played on the vector env by one forward +
+    """play(seeds) -> env steps: the seeds (a round's, or a slice of them) played on the vector env by one forward +
     argmax per step, no books."""
     import numpy as np
     import torch
@@ -116,8 +118,8 @@ def bare_loop(kind, num_envs: int):
 
     act, stack = _greedy_actions(module), _frame_stacker(kind, num_envs)
 
-    def play(episodes: int) -> int:
-        relay.feed = ListFeed(round_seeds(episodes))
+    def play(seeds) -> int:
+        relay.feed = ListFeed(seeds)
         obs, infos = env.reset()
         steps = 0
         lengths = np.zeros(num_envs, dtype=int)
@@ -309,7 +311,8 @@ PHASES = {  # contenders measured together; Ray is started only for the second p
 }
 
 
-def contenders(phase: str, kind, generic_kind, spec: dict, num_envs: int, episodes: int, only) -> list[Contender]:
+def contenders(phase: str, kind, generic_kind, spec: dict, num_envs: int, episodes: int, only,
+               slices: int = 1) -> list[Contender]:
     from tui_eval.config.spec import RunSpec
     from tui_eval.feed import Heartbeat
     from tui_eval.integrations.rllib import warm_imports
@@ -319,15 +322,17 @@ def contenders(phase: str, kind, generic_kind, spec: dict, num_envs: int, episod
     warm = warm_imports(kind.checkpoint) or ("torch", "gymnasium")
 
     def placed(name: str, path) -> Contender:
-        return path_contender(name, path, seeds, heartbeat, warm=WARM)
+        return path_contender(name, path, seeds, heartbeat, warm=WARM, slices=slices)
 
     def bare() -> Contender:
         play = bare_loop(kind, num_envs)
-        return Contender("bare", lambda: play(episodes), warm=lambda: play(WARM))
+        return Contender("bare", lambda: play(seeds), warm=lambda: play(round_seeds(WARM)),
+                         parts=[lambda part=part: play(part) for part in in_slices(seeds, slices)])
 
     def envrunner() -> Contender:
         play = env_runner_sample(kind, num_envs)
-        return Contender("envrunner", lambda: play(episodes), warm=lambda: play(WARM))
+        return Contender("envrunner", lambda: play(episodes), warm=lambda: play(WARM),
+                         parts=[lambda part=part: play(len(part)) for part in in_slices(seeds, slices)])
 
     makers = {  # built only when measured
         "bare": bare,
@@ -385,7 +390,7 @@ def measure_phases(checkpoint: Path, args, env_config: dict | None = None) -> No
     print(f"{checkpoint.name}, {args.num_envs} envs, the same {args.episodes} seeds per round, explore off; {THREADS}"
           f"\na default run places its paths: {line}", flush=True)
     for index, phase in enumerate(PHASES):
-        built = contenders(phase, kind, generic_kind, spec, args.num_envs, args.episodes, args.only)
+        built = contenders(phase, kind, generic_kind, spec, args.num_envs, args.episodes, args.only, args.slices)
         if not built:
             continue
         for contender in built:  # warm-up: first calls import, compile, fill caches
@@ -410,7 +415,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=100, help="seeds per round (a default run plays 100)")
     parser.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
     parser.add_argument("--only", help="comma-separated contenders, e.g. evaluate,evaluate-first-n,plain")
-    bench_options(parser, budget_s=360.0)
+    bench_options(parser, budget_s=360.0, slices=8)
     args = parser.parse_args()
     args.only = set(args.only.split(",")) if args.only else None
     measure_phases(args.checkpoint.resolve(), args)

@@ -6,6 +6,10 @@ How a ratio is measured (`measure`):
   env steps/s over B's in that round), so what the machine does for a minute (another process, a frequency step,
   Ray's agents waking up) hits both sides of that round's ratio alike, and no contender always runs first or after
   the same other one.
+- **In slices, where the contenders can** (`measure`, `Contender.parts`; `bench_rllib.py --slices`): the round's seeds
+  in runs of consecutive seeds, every contender playing a slice in turn before any plays the next, so that the
+  contenders of a ratio run within a fraction of a second of each other (this machine's speed drifts by several
+  percent over seconds: docs/benchmarks.md).
 - **Repeated until narrow.** After `min_rounds`, rounds go on until every ratio's 95 % interval of its median (the
   distribution-free order-statistic interval: [x(k), x(n+1-k)] with k from Binomial(n, 1/2)) is within `width` of
   the median on either side, or `max_rounds` / `budget_s` is reached (then the table says so).
@@ -122,13 +126,15 @@ def load_average() -> float:
 class Contender:
     """`run()` plays one round's episodes and returns the env steps they took; `cpu()` is the clock of the CPU
     seconds that work for it (default: the calling thread's); `pids()` the processes of its own (a path's);
-    `warm()`, when given, plays a few episodes untimed right before each timed run (module docstring)."""
+    `warm()`, when given, plays a few episodes untimed right before each timed run (module docstring); `parts`, when
+    given, play the round in slices, one after another (`measure` with `slices`: contenders take turns per slice)."""
 
     name: str
     run: Callable[[], int]
     cpu: Callable[[], float] = time.thread_time
     pids: Callable[[], Sequence[int]] = tuple
     warm: Callable[[], object] | None = None
+    parts: Sequence[Callable[[], int]] = ()
 
 
 @dataclass(frozen=True)
@@ -196,12 +202,15 @@ def measure(contenders: Sequence[Contender], ratios: Sequence[Ratio], *, min_rou
     (module docstring). `clock`: what decides narrow ("wall" or "cpu")."""
     measured = Measured(samples={c.name: [] for c in contenders})
     wanted = [r for r in ratios if r.a in measured.samples and r.b in measured.samples]
+    sliced = len({len(c.parts) for c in contenders}) == 1 and len(contenders[0].parts) > 1
+    if sliced:
+        say(f"  each round in {len(contenders[0].parts)} slices, the contenders taking turns on each")
     started = time.perf_counter()
     for index in range(max_rounds):
-        order = random.Random(seed * 10_007 + index).sample(list(contenders), len(contenders))
+        shuffle = random.Random(seed * 10_007 + index)
         busy, own, wall = machine_busy(), _own_cpu(contenders), time.perf_counter()
-        for contender in order:
-            measured.samples[contender.name].append(_timed(contender))
+        for name, sample in (_round_in_slices(contenders, shuffle) if sliced else _round(contenders, shuffle)).items():
+            measured.samples[name].append(sample)
         wall = time.perf_counter() - wall
         measured.background.append(max(0.0, (machine_busy() - busy - (_own_cpu(contenders) - own)) / (wall * CORES)))
         measured.rounds, measured.seconds = index + 1, time.perf_counter() - started
@@ -221,12 +230,36 @@ def _own_cpu(contenders: Sequence[Contender]) -> float:
     return process_cpu() + sum(process_cpu(pid) for c in contenders for pid in c.pids())
 
 
-def _timed(contender: Contender) -> Sample:
-    if contender.warm is not None:
-        contender.warm()
+def _round(contenders: Sequence[Contender], shuffle: random.Random) -> dict[str, Sample]:
+    """Each contender plays the whole round once, warmed first, in a shuffled order."""
+    return {c.name: _timed(c, c.run, c.warm) for c in shuffle.sample(list(contenders), len(contenders))}
+
+
+def _round_in_slices(contenders: Sequence[Contender], shuffle: random.Random) -> dict[str, Sample]:
+    """The round in slices, the contenders taking turns on each (a new shuffled order per slice), so that those a
+    ratio compares run within a fraction of a second of each other: this machine's speed drifts by several percent
+    over seconds (docs/benchmarks.md). No warming: each slice follows another contender's, for every contender."""
+    totals = {c.name: Sample(0.0, 0.0, 0) for c in contenders}
+    for part in range(len(contenders[0].parts)):
+        for contender in shuffle.sample(list(contenders), len(contenders)):
+            sample, total = _timed(contender, contender.parts[part]), totals[contender.name]
+            total.wall, total.cpu = total.wall + sample.wall, total.cpu + sample.cpu
+            total.steps += sample.steps
+    return totals
+
+
+def _timed(contender: Contender, run: Callable[[], int], warm: Callable[[], object] | None = None) -> Sample:
+    if warm is not None:
+        warm()
     cpu, wall = contender.cpu(), time.perf_counter()
-    steps = contender.run()
+    steps = run()
     return Sample(time.perf_counter() - wall, contender.cpu() - cpu, steps)
+
+
+def in_slices(seeds: Sequence[int], slices: int) -> list[Sequence[int]]:
+    """The round's seeds in `slices` runs of consecutive seeds (1: the whole round, no slices)."""
+    size = math.ceil(len(seeds) / max(1, slices))
+    return [seeds[i:i + size] for i in range(0, len(seeds), size)] if slices > 1 else []
 
 
 # ------------------------------------------------------------------------------------------- paths, placed
@@ -261,18 +294,19 @@ def warm_for(spec) -> tuple[str, ...]:
     return warm or ("torch", "gymnasium")
 
 
-def path_contender(name: str, path, seeds: Sequence[int], heartbeat=None, warm: int = 0) -> Contender:
-    """`path` as a contender, warmed by `warm` of the seeds before each timed run. In this process its CPU is this
-    thread's; in a process of its own (a ProcessPath) it is that process's, this thread's (feeding seeds, emitting
-    records) and the thread's here that reads its records."""
+def path_contender(name: str, path, seeds: Sequence[int], heartbeat=None, warm: int = 0, slices: int = 1) -> Contender:
+    """`path` as a contender, warmed by `warm` of the seeds before each timed run (or in `slices`: `measure`). In
+    this process its CPU is this thread's; in a process of its own (a ProcessPath) it is that process's, this
+    thread's (feeding seeds, emitting records) and the thread's here that reads its records."""
     run = path_round(path, seeds, heartbeat)
     warming = path_round(path, seeds[:warm], heartbeat) if warm else None
+    parts = [path_round(path, part, heartbeat) for part in in_slices(seeds, slices)]
     pid = getattr(path, "pid", None)
     if pid is None:
-        return Contender(name, run, warm=warming)
+        return Contender(name, run, warm=warming, parts=parts)
     reader = thread_id(f"path-{path.name}-pipe")
     return Contender(name, run, cpu=lambda: time.thread_time() + thread_cpu(reader) + process_cpu(pid),
-                     pids=lambda: (pid,), warm=warming)
+                     pids=lambda: (pid,), warm=warming, parts=parts)
 
 
 def placement(kind, spec) -> tuple[str, str]:
@@ -330,14 +364,18 @@ def report(measured: Measured, ratios: Sequence[Ratio], clocks: Sequence[str] = 
 
 
 def bench_options(parser: argparse.ArgumentParser, *, min_rounds: int = 8, max_rounds: int = 40,
-                  budget_s: float = 600.0) -> None:
-    """The options of `measure`, on a bench's parser."""
+                  budget_s: float = 600.0, slices: int | None = None) -> None:
+    """The options of `measure`, on a bench's parser; `--slices` for a bench whose contenders can play in slices."""
     parser.add_argument("--min-rounds", type=int, default=min_rounds)
     parser.add_argument("--max-rounds", type=int, default=max_rounds)
     parser.add_argument("--width", type=float, default=0.02, help="stop once every ratio's 95%% interval is "
                         "within this share of its median (default 0.02: ±2%%)")
     parser.add_argument("--budget", type=float, default=budget_s, help="seconds of rounds at most (per phase)")
     parser.add_argument("--cpu-time", action="store_true", help="judge (and stop on) CPU time instead of wall")
+    if slices is not None:
+        parser.add_argument("--slices", type=int, default=slices, help="play each round in this many slices, the "
+                            "contenders taking turns on each (1: whole rounds; a phase with a contender that cannot "
+                            f"play in slices runs whole rounds); default {slices}")
 
 
 def run_measure(contenders: Sequence[Contender], ratios: Sequence[Ratio], args, seed: int = 0) -> Measured:
