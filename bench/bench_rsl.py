@@ -2,7 +2,7 @@
 in both placements, measured until each ratio's interval is narrow.
 
     python bench/bench_rsl.py [--num-envs 64] [--episodes N] [--only mlp,lstm,pandareach] [--cpu-time]
-                              [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 180]
+                              [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 180] [--slices 1]
 
 Policies: the bundled PointGoal-v0 demo (MLP), an LSTM actor on PointGoal-v0 (trained for one iteration here: its
 speed, not its skill, is measured) and the bundled PandaReach-v3 demo (PyBullet). The bare loop steps the same VecEnv
@@ -15,8 +15,9 @@ Placements: a default run hosts `runner` in its own process and starts `jit` in 
 (tui_eval/session.py); both paths are measured in both places. Contenders per policy: bare-runner, runner,
 runner-process, bare-jit, jit, jit-process. Rows, as placed first: runner (run's process) / bare and jit (its own
 process) / bare, target >= 0.95; then a path in its own process / the same path in the run's process, target >=
-0.97; then the other placement / bare. How it measures: bench/common.py (shuffled rounds, a ratio per round, the
-95% interval of its median, wall and CPU time, --budget seconds per policy at most).
+0.97; then the other placement / bare. How it measures: bench/common.py (shuffled rounds, or with --slices N each in N
+slices that the contenders take turns on, a ratio per round, the 95% interval of its median, wall and CPU time, --budget
+seconds per policy at most).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from common import (  # noqa: E402
     Ratio,
     bench_options,
     clocks_of,
+    in_slices,
     own_process,
     path_contender,
     pin_threads,
@@ -112,8 +114,8 @@ def policy_spec(name: str, folder: Path, num_envs: int) -> tuple[Path, RunSpec, 
     return checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs), "MLP, PandaReach-v3"
 
 
-def contenders(checkpoint: Path, spec: RunSpec, episodes: int) -> list[Contender]:
-    """bare-runner, runner, runner-process, bare-jit, jit, jit-process on the same seeds."""
+def contenders(checkpoint: Path, spec: RunSpec, episodes: int, slices: int = 1) -> list[Contender]:
+    """bare-runner, runner, runner-process, bare-jit, jit, jit-process on the same seeds (in `slices`: measure)."""
     from tui_eval.feed import Heartbeat
 
     kind = RslRlKind(checkpoint, spec)
@@ -124,10 +126,12 @@ def contenders(checkpoint: Path, spec: RunSpec, episodes: int) -> list[Contender
     forwards = bare_policies(paths["runner"], paths["jit"])
     built = []
     for name, path in paths.items():
+        parts = [counted(bare(path.env, *forwards[name], part), path, part) for part in in_slices(seeds, slices)]
         built.append(Contender(f"bare-{name}", counted(bare(path.env, *forwards[name], seeds), path, seeds),
-                               warm=bare(path.env, *forwards[name], seeds[:WARM])))
-        built.append(path_contender(name, path, seeds, heartbeat, warm=WARM))
-        built.append(path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat, warm=WARM))
+                               warm=bare(path.env, *forwards[name], seeds[:WARM]), parts=parts))
+        built.append(path_contender(name, path, seeds, heartbeat, warm=WARM, slices=slices))
+        built.append(path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat, warm=WARM,
+                                    slices=slices))
     return built
 
 
@@ -167,7 +171,9 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=None,
                         help="seeds per round (default: 4,096 for the MLP, whose episodes take ~8 steps, else 1,024)")
     parser.add_argument("--only", default="mlp,lstm,pandareach")
-    bench_options(parser, max_rounds=30, budget_s=180.0)  # the LSTM and PandaReach rounds are long: 8 need ~150 s
+    # LSTM and PandaReach rounds are long (8 in ~150 s); whole rounds by default: slices cost a path process a call
+    # each, which lowered its ratios by ~3 % on the MLP (docs/benchmarks.md), and whole rounds resolve ±2 % here
+    bench_options(parser, max_rounds=30, budget_s=180.0, slices=1)
     args = parser.parse_args()
     print(f"{args.num_envs} worlds; {THREADS}", flush=True)
     with tempfile.TemporaryDirectory() as folder:
@@ -177,9 +183,10 @@ def main() -> None:
             print(f"{label}; a default run places its paths: {line}", flush=True)
             episodes = args.episodes or (4096 if name == "mlp" else 1024)  # a round of the MLP at 1,024: ~0.2 s
             print(f"  the same {episodes} seeds per round", flush=True)
-            built = contenders(checkpoint, spec, episodes)
-            for contender in built:  # warm-up: first calls compile and fill caches
-                contender.run()
+            built = contenders(checkpoint, spec, episodes, args.slices)
+            for contender in built:  # warm-up: first calls compile and fill caches (a bare slice counts its steps)
+                for run in (contender.run, *contender.parts):
+                    run()
             wanted = ratios(host)
             started = time.perf_counter()
             report(run_measure(built, wanted, args, seed=index), wanted, clocks_of(args))
