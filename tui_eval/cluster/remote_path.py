@@ -260,6 +260,8 @@ class RemotePath(InferencePath):
 
     def _hold_answered(self, ref: Any) -> bool:
         """A late hold's answer, in the run loop: its seeds handed back; False for any other answer."""
+        if not self._late_holds:  # every answer the run loop reads: no lock while no hold is late
+            return False
         with self._lock:
             slot = self._late_holds.pop(ref, None)
         if slot is None:

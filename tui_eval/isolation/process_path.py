@@ -396,6 +396,8 @@ class ProcessPath(InferencePath):
             pass
 
     def _late_holds_answered(self) -> None:
+        if not self._late_holds:  # the run loop's every pass: no lock while no hold is late
+            return
         with self._reply_ready:
             answered = self._late_holds & self._replies.keys()
             self._late_holds -= answered
