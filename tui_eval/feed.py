@@ -21,31 +21,47 @@ class Heartbeat:
     """Env steps in progress, per thread: a step can hang forever inside a simulator, and the engine's
     watchdog reads this to notice it and to tell the frozen world's episode from the others in flight.
 
-    Each thread writes only its own entry (a dict item set and popped under the GIL), so a step costs
-    no lock.
+    Each thread has a slot of its own, a list `[started, seed, block]` that only it writes, in place (`started`
+    None: not stepping). A step costs no lock and, where the stepping code keeps its slot (`slot`: GuardedEnv),
+    no call: its seed and block are written, then its start; at its end, None. The watchdog copies a slot in one
+    step under the GIL, so it sees a step whole or not at all.
     """
 
     def __init__(self) -> None:
-        self._steps: dict[int, tuple[float, int | None, int]] = {}
+        self._slots: dict[int, list[Any]] = {}
+
+    def slot(self) -> list[Any]:
+        """The calling thread's slot (made on its first step)."""
+        ident = threading.get_ident()
+        slot = self._slots.get(ident)
+        if slot is None:
+            slot = self._slots.setdefault(ident, [None, None, 0])
+        return slot
 
     def step_started(self, seed: int | None, block: int, now: float | None = None) -> int:
         """The calling thread starts stepping the world running `seed` (None: several worlds at once), at `now`
         (time.perf_counter(), which a caller that times the step has read already). Its key, for `step_ended`."""
-        ident = threading.get_ident()
-        self._steps[ident] = (time.perf_counter() if now is None else now, seed, block)
-        return ident
+        slot = self.slot()
+        slot[1], slot[2] = seed, block
+        slot[0] = time.perf_counter() if now is None else now  # last: a slot with a start is whole
+        return threading.get_ident()
 
     def step_ended(self, ident: int | None = None) -> None:
         """The step that `step_started` returned `ident` for ended (None: the calling thread's)."""
-        self._steps.pop(threading.get_ident() if ident is None else ident, None)
+        slot = self._slots.get(threading.get_ident() if ident is None else ident)
+        if slot is not None:
+            slot[0] = None
 
     def oldest(self) -> tuple[float, int | None, int] | None:
         """The step in progress that started first, in any thread (None: no step in progress)."""
-        return min(list(self._steps.values()), default=None, key=lambda step: step[0])
+        steps = [step for step in map(tuple, list(self._slots.values())) if step[0] is not None]
+        return min(steps, default=None, key=lambda step: step[0])
 
     def stepping(self, thread_id: int) -> tuple[float, int | None, int] | None:
         """(time.perf_counter() at its start, seed, block) of the step in progress in that thread, if any."""
-        return self._steps.get(thread_id)
+        slot = self._slots.get(thread_id)
+        step = None if slot is None else tuple(slot)
+        return None if step is None or step[0] is None else step
 
 
 class SeedFeed(Protocol):

@@ -7,6 +7,7 @@ import hashlib
 import importlib
 import math
 import time
+from threading import get_ident
 from typing import Any
 
 import gymnasium as gym
@@ -116,6 +117,9 @@ class GuardedEnv(gym.Wrapper):
         # the path's frame tap while this env is the one whose frames are shown (tui_eval.frames.hub);
         # None otherwise, so that every other env pays one attribute check per step
         self.shown: Any = None
+        self._beat: list[Any] | None = None  # the stepping thread's heartbeat slot, of `_beat_of`'s
+        self._beat_of: Any = None
+        self._beat_thread = 0
         kept = global_rng.kept_apart()
         self._streams = global_rng.EnvStreams(kept) if kept else None
 
@@ -181,8 +185,14 @@ class GuardedEnv(gym.Wrapper):
             return self._invalid(f"non-finite action at step {self._steps}")
         heartbeat = None if self.feed is None else self.feed.heartbeat
         started = time.perf_counter()
+        beat = None
         if heartbeat is not None:  # the engine's watchdog notices a step that never returns
-            beat = heartbeat.step_started(self.seed, self.block, started)
+            beat, thread = self._beat, get_ident()  # this thread's slot, kept: a step costs no call
+            if beat is None or heartbeat is not self._beat_of or thread != self._beat_thread:
+                beat = self._beat = heartbeat.slot()
+                self._beat_of, self._beat_thread = heartbeat, thread
+            beat[1], beat[2] = self.seed, self.block
+            beat[0] = started  # last: a slot with a start is whole (feed.Heartbeat)
         streams = self._streams
         if streams is not None:
             streams.enter()
@@ -193,8 +203,8 @@ class GuardedEnv(gym.Wrapper):
         finally:
             if streams is not None:
                 streams.leave()
-            if heartbeat is not None:
-                heartbeat.step_ended(beat)
+            if beat is not None:
+                beat[0] = None
         if self.step_timeout is not None and (took := time.perf_counter() - started) > self.step_timeout:
             return self._invalid(f"step {self._steps} took {took:.1f}s > --step-timeout {self.step_timeout:g}s")
         if not all_finite(obs):

@@ -22,6 +22,7 @@ def test_a_step_that_never_returns_makes_an_invalid_episode_and_a_fresh_path(tmp
     # the plan's seed probe (tui_eval/envs/seeding.py) plays the probe seed, which freezes too: it would wait its
     # full 5 s for it (that wait is tested in tests/integration/rllib/test_env_seeding.py)
     monkeypatch.setattr(seeding, "PROBE_SECONDS", 0.5)
+    fault_envs.RELEASE_FROZEN.clear()  # an earlier test may have released the frozen worlds
     engine = start_engine(plan_for(CARTPOLE, "--paths", "connectors", "--num-envs", "1", "--episodes", "5",
                                    "--seeds", "300:305", "--env", "tests.support.fault_envs:FreezingCartPole-v0",
                                    "--step-timeout", "1", log=tmp_path / "run.sqlite"))

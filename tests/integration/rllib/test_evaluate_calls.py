@@ -4,6 +4,8 @@ Algorithm.evaluate() on the CartPole demo, a local evaluation runner, the path a
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from tests.support.common import CARTPOLE
@@ -13,16 +15,28 @@ from tui_eval.paths.activity import guarded_envs
 NUM_ENVS = 4
 
 
+class CountingSlot(list):
+    """A heartbeat slot that counts the steps started in it (a start written at index 0)."""
+
+    def __init__(self, heartbeat: CountingHeartbeat) -> None:
+        super().__init__([None, None, 0])
+        self.heartbeat = heartbeat
+
+    def __setitem__(self, index, value) -> None:
+        if index == 0 and value is not None:
+            self.heartbeat.steps += 1
+        super().__setitem__(index, value)
+
+
 class CountingHeartbeat(Heartbeat):
-    """Counts the env steps the path's envs take (each notes its step here)."""
+    """Counts the env steps the path's envs take (each notes its step in its thread's slot)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.steps = 0
 
-    def step_started(self, seed, block, now=None) -> int:
-        self.steps += 1
-        return super().step_started(seed, block, now)
+    def slot(self) -> list:
+        return self._slots.setdefault(threading.get_ident(), CountingSlot(self))
 
 
 class WatchingFeed:
