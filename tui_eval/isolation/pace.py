@@ -63,11 +63,11 @@ class RecordSender:
         self.sent_at = 0.0
         self.dry = False  # the run said that no seed follows the last offer (the next offer says otherwise)
 
-    def on_record(self) -> None:
-        """In the episode thread, after each record."""
+    def on_record(self, running: int, queued: int) -> None:
+        """In the episode thread, after each record: the seeds the path runs and those queued for it, then."""
         now = time.monotonic()
-        if now - self.sent_at < GATHER_S and self.worker.holds_seeds() and (
-                self.dry or self.worker.queued() >= max(self.ahead, self.rate.seeds_for(MARGIN * GATHER_S))):
+        if now - self.sent_at < GATHER_S and (running or queued) and (
+                self.dry or queued >= max(self.ahead, self.rate.seeds_for(MARGIN * GATHER_S))):
             return
         self.flush(now)
 

@@ -94,9 +94,9 @@ class PathWorker:
         self._step_timeout = spec.step_timeout
         self._heartbeat = Heartbeat() if spec.step_timeout is not None else None
         self._frozen: tuple[int, int, str] | None = None  # (seed, block, why) of a step that never returned
-        #: called in the episode thread after each record, in place of waking a `poll` (a path process sends its
-        #: records from there: tui_eval/isolation/pace.py)
-        self.on_record: Callable[[], None] | None = None
+        #: called in the episode thread after each record with the seeds running and those queued, in place of
+        #: waking a `poll` (a path process sends its records from there: tui_eval/isolation/pace.py)
+        self.on_record: Callable[[int, int], None] | None = None
         loop = threading.Thread(target=self._loop, name=f"worker-{name}", daemon=True)
         loop.start()
         if self._heartbeat is not None:
@@ -129,16 +129,6 @@ class PathWorker:
                 self._lock.wait(timeout)
             records, self._outbox = self._outbox, []
             return records, self._error, self._frozen
-
-    def holds_seeds(self) -> bool:
-        """Whether a seed offered here is running or waiting."""
-        with self._lock:
-            return bool(self._running or self._queue)
-
-    def queued(self) -> int:
-        """Seeds offered and not started yet."""
-        with self._lock:
-            return len(self._queue)
 
     def hold(self, control: int | None = None, offers_sent: int = 0) -> list[Seed]:
         """Start nothing more until `release`: the seeds not started yet, handed back (`HoldOrder`: the
@@ -187,7 +177,8 @@ class PathWorker:
             if self.on_record is None:
                 self._lock.notify_all()
                 return
-        self.on_record()
+            running, queued = len(self._running), len(self._queue)  # read here: one lock a record
+        self.on_record(running, queued)
 
     def _watch(self, loop_thread: int) -> None:
         """The engine's watchdog, inside the actor: note a step in the episode thread that overran."""
