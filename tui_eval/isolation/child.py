@@ -108,8 +108,8 @@ def _serve_commands(wire: _Wire, worker: Any, sender: RecordSender) -> None:
         except (EOFError, OSError):  # the run's process is gone
             os._exit(0)
         command, args = message[0], message[1:]
-        if command == "offer":
-            sender.dry = False
+        if command == "offer":  # (seeds, whether no seed follows them)
+            sender.dry = args[1]
             worker.offer(args[0])
         elif command == "dry":
             sender.dry = True

@@ -318,9 +318,9 @@ class ProcessPath(InferencePath):
         while len(self._outstanding) + len(seeds) < self._capacity + ahead:
             seed = feed.take()
             if seed is None:
-                if seeds:
-                    self._offer(seeds)
-                if not self._told_dry:  # the child need not hurry its records for more seeds
+                if seeds:  # the child need not hurry its records for more seeds: said with the offer, one message
+                    self._offer(seeds, dry=True)
+                elif not self._told_dry:
                     self._told_dry = True
                     self._send("dry")
                 return True
@@ -329,11 +329,11 @@ class ProcessPath(InferencePath):
             self._offer(seeds)
         return False
 
-    def _offer(self, seeds: list[Seed]) -> None:
+    def _offer(self, seeds: list[Seed], dry: bool = False) -> None:
         with self._outstanding_lock:
             self._outstanding.update(seeds)
-        self._told_dry = False
-        self._send("offer", seeds)
+        self._told_dry = dry
+        self._send("offer", seeds, dry)
 
     def _receive(self, message: tuple[Any, ...], emit: Emit) -> None:
         if message[0] == "gone":
