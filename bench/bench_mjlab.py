@@ -2,7 +2,7 @@
 path in both placements, measured until each ratio's interval is narrow.
 
     python bench/bench_mjlab.py [--run RUN_FOLDER] [--task Mjlab-Cartpole-Balance] [--batches 2] [--cpu-time]
-                                [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 480]
+                                [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 480] [--slices 2]
 
 The run: `--run` (an mjlab run folder), else a tiny one trained here by mjlab's own `train`
 (tests/support/mjlab_run.py, ~20 s). Episodes last `--episode-s` seconds (cartpole balance ends every episode at
@@ -18,8 +18,9 @@ its time limit, so every contender does the same env steps).
 
 Rows, as placed first: runner (run's process) / bare, target >= 0.95, and onnx (its own process) / bare (reported:
 onnxruntime at batch 1 is another policy call); then a path in its own process / the same path in the run's
-process, target >= 0.97. How it measures: bench/common.py (shuffled rounds, a ratio per round, the 95% interval of
-its median, wall and CPU time).
+process, target >= 0.97. How it measures: bench/common.py (shuffled rounds, each in `--slices` slices of whole
+batches that the contenders take turns on (default: one batch a slice), a ratio per round, the 95% interval of its
+median, wall and CPU time).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from common import (  # noqa: E402
     Ratio,
     bench_options,
     clocks_of,
+    in_slices,
     own_process,
     path_contender,
     pin_threads,
@@ -88,7 +90,9 @@ def bare_loop(task: str, checkpoint: Path, episode_s: float):
     return play
 
 
-def contenders(run: Path, task: str, episode_s: float, seeds: list[int]) -> tuple[list[Contender], RunSpec]:
+def contenders(run: Path, task: str, episode_s: float, seeds: list[int],
+               slices: int = 1) -> tuple[list[Contender], RunSpec]:
+    """bare, runner, onnx, runner-process, onnx-process on the same seeds (in `slices` of whole batches: measure)."""
     from tui_eval.feed import Heartbeat
 
     spec = RunSpec(checkpoint=str(run), env_id=task, env_config={"episode_length_s": episode_s}, num_envs=WORLDS,
@@ -97,14 +101,22 @@ def contenders(run: Path, task: str, episode_s: float, seeds: list[int]) -> tupl
     heartbeat = Heartbeat()  # a run's feeds carry the engine's; its envs note every step there
     warm = warm_imports(run) or ("torch", "gymnasium")
     checkpoint = sorted(run.glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))[-1]
-    built = [path_contender(name, kind.build_path(name, False), seeds, heartbeat, warm=WORLDS)
+    built = [path_contender(name, kind.build_path(name, False), seeds, heartbeat, warm=WORLDS, slices=slices)
              for name in ("runner", "onnx")]
-    built += [path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat, warm=WORLDS)
-              for name in ("runner", "onnx")]
+    built += [path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat, warm=WORLDS,
+                             slices=slices) for name in ("runner", "onnx")]
     steps = built[0].run()  # every contender plays the same episodes: the bare loop's steps are the runner's
     play = bare_loop(task, checkpoint, episode_s)
+    parts = [bare_part(play, part, runner_part()) for part, runner_part in zip(in_slices(seeds, slices),
+                                                                                built[0].parts)]
     batches = seeds[::WORLDS]
-    return [Contender("bare", lambda: (play(batches), steps)[1], warm=lambda: play(batches[:1])), *built], spec
+    return [Contender("bare", lambda: (play(batches), steps)[1], warm=lambda: play(batches[:1]), parts=parts),
+            *built], spec
+
+
+def bare_part(play, seeds, steps: int):
+    """The bare loop on one slice's batches (whole ones: `main` checks), counted as the runner's steps on them."""
+    return lambda: (play(list(seeds)[::WORLDS]), steps)[1]
 
 
 def ratios(host: str) -> list[Ratio]:
@@ -127,8 +139,12 @@ def main() -> None:
     parser.add_argument("--episode-s", type=float, default=5.0)
     # rounds of 2 batches (~20 s) in 480 s: enough of them (>= 8) for an interval of the median to mean something
     parser.add_argument("--batches", type=int, default=2, help="batches of 16 seeds per round")
-    bench_options(parser, max_rounds=30, budget_s=480.0)
+    # a slice per batch: contenders ~2 s apart, not a whole round; a slice is a run call, which costs a path process
+    # about what it costs a path in the run's process (docs/benchmarks.md)
+    bench_options(parser, max_rounds=30, budget_s=480.0, slices=2)
     args = parser.parse_args()
+    if args.slices > 1 and args.batches % args.slices:
+        parser.error(f"--slices {args.slices} must divide --batches {args.batches}: a slice plays whole batches")
     run = args.run
     if run is None:
         from tests.support.mjlab_run import train, write_onnx
@@ -137,12 +153,13 @@ def main() -> None:
         write_onnx(run)
     start = 1_000_000_000
     seeds = list(range(start, start + WORLDS * args.batches))
-    built, spec = contenders(run, args.task, args.episode_s, seeds)
+    built, spec = contenders(run, args.task, args.episode_s, seeds, args.slices)
     host, line = placement(MjlabKind(run, spec), spec)
     print(f"{args.task}, {WORLDS} worlds, {args.batches} batches per round; {THREADS}\n"
           f"a default run places its paths: {line}", flush=True)
-    for contender in built:  # warm-up
-        contender.run()
+    for contender in built:  # warm-up (a bare slice counts its steps)
+        for play_once in (contender.run, *contender.parts):
+            play_once()
     wanted = ratios(host)
     report(run_measure(built, wanted, args), wanted, clocks_of(args))
 
