@@ -24,6 +24,8 @@ How a ratio is measured (`measure`):
   share in the caches; a path in a process of its own does not (measured: `connectors` in its own process read
   0.953x the same path here run back to back, 0.922x with two bare-loop rounds before each here). So a contender
   may play a few episodes untimed right before each timed run (`Contender.warm`).
+- **How steady the host was** (bench/steadiness.py), before and after the rounds: how far a fixed work unit strayed.
+  A wide interval on an unsteady day is the day's, not the paths'.
 - Threads as a run of two paths sets them (`pin_threads`): torch's intra-op threads and the native pools (OpenMP,
   OpenBLAS, MKL) at the cores / 2 (one on 2 cores), torch's inter-op threads at one.
 """
@@ -380,12 +382,18 @@ def bench_options(parser: argparse.ArgumentParser, *, min_rounds: int = 8, max_r
 
 def run_measure(contenders: Sequence[Contender], ratios: Sequence[Ratio], args, seed: int = 0) -> Measured:
     """`measure` with a bench's options (`bench_options`), once what was built is kept out of the collector's
-    full passes, as a run keeps what it built before it starts its paths (tui_eval/long_lived.py)."""
+    full passes, as a run keeps what it built before it starts its paths (tui_eval/long_lived.py); how steady the
+    host was, before and after (bench/steadiness.py)."""
+    from steadiness import steadiness_line
+
     from tui_eval.long_lived import keep_built_objects
 
     keep_built_objects()
-    return measure(contenders, ratios, min_rounds=args.min_rounds, max_rounds=args.max_rounds, width=args.width,
-                   budget_s=args.budget, clock="cpu" if args.cpu_time else "wall", seed=seed)
+    print(steadiness_line("before"), flush=True)
+    measured = measure(contenders, ratios, min_rounds=args.min_rounds, max_rounds=args.max_rounds, width=args.width,
+                       budget_s=args.budget, clock="cpu" if args.cpu_time else "wall", seed=seed)
+    print(steadiness_line("after"), flush=True)
+    return measured
 
 
 def clocks_of(args) -> tuple[str, str]:
