@@ -3,6 +3,7 @@ path in both placements, measured until each ratio's interval is narrow.
 
     python bench/bench_mjlab.py [--run RUN_FOLDER] [--task Mjlab-Cartpole-Balance] [--batches 2] [--cpu-time]
                                 [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 480] [--slices 2]
+                                [--processes 2]
 
 The run: `--run` (an mjlab run folder), else a tiny one trained here by mjlab's own `train`
 (tests/support/mjlab_run.py, ~20 s). Episodes last `--episode-s` seconds (cartpole balance ends every episode at
@@ -14,7 +15,8 @@ its time limit, so every contender does the same env steps).
 - **runner**: tui-eval's `runner` path (`MjlabVecEnv`, records with termination and reward terms) on the same
   batches; **onnx**: its `onnx` path, the run's `<run>.onnx` (batch 1: one onnxruntime call per world and step).
 - Placements: a default run hosts `runner` in its own process and starts `onnx` in a process of its own
-  (tui_eval/session.py); both paths are measured in both places (`-process`: in a process of its own).
+  (tui_eval/session.py); both paths are measured in both places (`-process`: in a process of its own; `--processes`
+  of them taking turns slice by slice, since one process runs a few percent faster or slower than another).
 
 Rows, as placed first: runner (run's process) / bare, target >= 0.95, and onnx (its own process) / bare (reported:
 onnxruntime at batch 1 is another policy call); then a path in its own process / the same path in the run's
@@ -40,11 +42,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from common import (  # noqa: E402
     Contender,
+    PathProcesses,
     Ratio,
     bench_options,
     clocks_of,
     in_slices,
-    own_process,
     path_contender,
     pin_threads,
     placement,
@@ -90,9 +92,10 @@ def bare_loop(task: str, checkpoint: Path, episode_s: float):
     return play
 
 
-def contenders(run: Path, task: str, episode_s: float, seeds: list[int],
-               slices: int = 1) -> tuple[list[Contender], RunSpec]:
-    """bare, runner, onnx, runner-process, onnx-process on the same seeds (in `slices` of whole batches: measure)."""
+def contenders(run: Path, task: str, episode_s: float, seeds: list[int], slices: int = 1,
+               processes: int = 1) -> tuple[list[Contender], RunSpec]:
+    """bare, runner, onnx, runner-process, onnx-process on the same seeds (in `slices` of whole batches: measure; a
+    `-process` contender in `processes` processes taking turns)."""
     from tui_eval.feed import Heartbeat
 
     spec = RunSpec(checkpoint=str(run), env_id=task, env_config={"episode_length_s": episode_s}, num_envs=WORLDS,
@@ -103,8 +106,8 @@ def contenders(run: Path, task: str, episode_s: float, seeds: list[int],
     checkpoint = sorted(run.glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))[-1]
     built = [path_contender(name, kind.build_path(name, False), seeds, heartbeat, warm=WORLDS, slices=slices)
              for name in ("runner", "onnx")]
-    built += [path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat, warm=WORLDS,
-                             slices=slices) for name in ("runner", "onnx")]
+    built += [path_contender(f"{name}-process", PathProcesses(spec, name, warm, processes), seeds, heartbeat,
+                             warm=WORLDS, slices=slices) for name in ("runner", "onnx")]
     steps = built[0].run()  # every contender plays the same episodes: the bare loop's steps are the runner's
     play = bare_loop(task, checkpoint, episode_s)
     parts = [bare_part(play, part, runner_part()) for part, runner_part in zip(in_slices(seeds, slices),
@@ -141,7 +144,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=2, help="batches of 16 seeds per round")
     # a slice per batch: contenders ~2 s apart, not a whole round; a slice is a run call, which costs a path process
     # about what it costs a path in the run's process (docs/benchmarks.md)
-    bench_options(parser, max_rounds=30, budget_s=480.0, slices=2)
+    bench_options(parser, max_rounds=30, budget_s=480.0, slices=2, processes=2)
     args = parser.parse_args()
     if args.slices > 1 and args.batches % args.slices:
         parser.error(f"--slices {args.slices} must divide --batches {args.batches}: a slice plays whole batches")
@@ -153,7 +156,7 @@ def main() -> None:
         write_onnx(run)
     start = 1_000_000_000
     seeds = list(range(start, start + WORLDS * args.batches))
-    built, spec = contenders(run, args.task, args.episode_s, seeds, args.slices)
+    built, spec = contenders(run, args.task, args.episode_s, seeds, args.slices, args.processes)
     host, line = placement(MjlabKind(run, spec), spec)
     print(f"{args.task}, {WORLDS} worlds, {args.batches} batches per round; {THREADS}\n"
           f"a default run places its paths: {line}", flush=True)

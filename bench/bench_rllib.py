@@ -2,6 +2,7 @@
 
     python bench/bench_rllib.py [--num-envs 8] [--episodes 100] [--checkpoint DIR] [--only a,b] [--cpu-time]
                                 [--min-rounds 8] [--max-rounds 40] [--width 0.02] [--budget 360] [--slices 8]
+                                [--processes 3]
 
 How it measures (bench/common.py): rounds of every contender once, in a new shuffled order each round, each round in
 --slices slices that the contenders take turns on (the phase without Ray; whole rounds with Ray); a ratio per round;
@@ -26,7 +27,8 @@ same idle tail: an env with no seed left goes idle and the round ends once every
               stock pieces among them batched (env-to-module tail, module-to-env pipeline)
   generic-rllib  the same step by step with every piece RLlib's own, none batched (the reference)
   connectors-process, generic-process  `connectors` and `generic` in a process of their own, as a run places
-              every path but one (tui_eval/isolation): seeds and records cross a socket
+              every path but one (tui_eval/isolation): seeds and records cross a socket; --processes of them,
+              taking turns slice by slice (one process runs a few percent faster or slower than another)
   envrunner   RLlib's own SingleAgentEnvRunner.sample(num_episodes=N, explore=False) on the same module,
               restored connectors and guarded envs: what RLlib's pipelines and episodes cost in RLlib itself
   evaluate    tui-eval's `evaluate` path (Algorithm.evaluate() on a local evaluation EnvRunner), every one of
@@ -66,11 +68,11 @@ prepare_environment()
 from common import (  # noqa: E402
     Contender,
     ListFeed,
+    PathProcesses,
     Ratio,
     bench_options,
     clocks_of,
     in_slices,
-    own_process,
     path_contender,
     path_round,
     pin_threads,
@@ -312,7 +314,7 @@ PHASES = {  # contenders measured together; Ray is started only for the second p
 
 
 def contenders(phase: str, kind, generic_kind, spec: dict, num_envs: int, episodes: int, only,
-               slices: int = 1) -> list[Contender]:
+               slices: int = 1, processes: int = 1) -> list[Contender]:
     from tui_eval.config.spec import RunSpec
     from tui_eval.feed import Heartbeat
     from tui_eval.integrations.rllib import warm_imports
@@ -339,9 +341,10 @@ def contenders(phase: str, kind, generic_kind, spec: dict, num_envs: int, episod
         "connectors": lambda: placed("connectors", kind.build_path("connectors", explore=False)),
         "generic": lambda: placed("generic", generic_kind.build_path("connectors", explore=False)),
         "generic-rllib": lambda: placed("generic-rllib", _rllib_pieces_only(kind, num_envs)),
-        "connectors-process": lambda: placed("connectors-process", own_process(RunSpec(**spec), "connectors", warm)),
-        "generic-process": lambda: placed("generic-process", own_process(
-            RunSpec(**spec, kind_options={"generic_connectors": True}), "connectors", warm)),
+        "connectors-process": lambda: placed("connectors-process", PathProcesses(RunSpec(**spec), "connectors", warm,
+                                                                                 processes)),
+        "generic-process": lambda: placed("generic-process", PathProcesses(
+            RunSpec(**spec, kind_options={"generic_connectors": True}), "connectors", warm, processes)),
         "envrunner": envrunner,
         "evaluate": lambda: with_ray("evaluate", path_round(kind.build_path("evaluate", explore=False), seeds,
                                                              heartbeat)),
@@ -390,7 +393,8 @@ def measure_phases(checkpoint: Path, args, env_config: dict | None = None) -> No
     print(f"{checkpoint.name}, {args.num_envs} envs, the same {args.episodes} seeds per round, explore off; {THREADS}"
           f"\na default run places its paths: {line}", flush=True)
     for index, phase in enumerate(PHASES):
-        built = contenders(phase, kind, generic_kind, spec, args.num_envs, args.episodes, args.only, args.slices)
+        built = contenders(phase, kind, generic_kind, spec, args.num_envs, args.episodes, args.only, args.slices,
+                           args.processes)
         if not built:
             continue
         for contender in built:  # warm-up: first calls import, compile, fill caches
@@ -415,7 +419,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=100, help="seeds per round (a default run plays 100)")
     parser.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
     parser.add_argument("--only", help="comma-separated contenders, e.g. evaluate,evaluate-first-n,plain")
-    bench_options(parser, budget_s=360.0, slices=8)
+    bench_options(parser, budget_s=360.0, slices=8, processes=3)
     args = parser.parse_args()
     args.only = set(args.only.split(",")) if args.only else None
     measure_phases(args.checkpoint.resolve(), args)

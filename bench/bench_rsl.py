@@ -3,6 +3,7 @@ in both placements, measured until each ratio's interval is narrow.
 
     python bench/bench_rsl.py [--num-envs 64] [--episodes N] [--only mlp,lstm,pandareach] [--cpu-time]
                               [--min-rounds 8] [--max-rounds 30] [--width 0.02] [--budget 180] [--slices 1]
+                              [--processes 3]
 
 Policies: the bundled PointGoal-v0 demo (MLP), an LSTM actor on PointGoal-v0 (trained for one iteration here: its
 speed, not its skill, is measured) and the bundled PandaReach-v3 demo (PyBullet). The bare loop steps the same VecEnv
@@ -13,7 +14,8 @@ same seeds give the same episodes, so every contender does the same env steps.
 
 Placements: a default run hosts `runner` in its own process and starts `jit` in a process of its own
 (tui_eval/session.py); both paths are measured in both places. Contenders per policy: bare-runner, runner,
-runner-process, bare-jit, jit, jit-process. Rows, as placed first: runner (run's process) / bare and jit (its own
+runner-process, bare-jit, jit, jit-process (`--processes` processes taking turns round by round: one process runs a
+few percent faster or slower than another). Rows, as placed first: runner (run's process) / bare and jit (its own
 process) / bare, target >= 0.95; then a path in its own process / the same path in the run's process, target >=
 0.97; then the other placement / bare. How it measures: bench/common.py (shuffled rounds, or with --slices N each in N
 slices that the contenders take turns on, a ratio per round, the 95% interval of its median, wall and CPU time, --budget
@@ -36,11 +38,11 @@ sys.path.insert(0, str(ROOT / "bench"))  # bench/common.py, not tests/support/co
 from common import (  # noqa: E402
     Contender,
     ListFeed,
+    PathProcesses,
     Ratio,
     bench_options,
     clocks_of,
     in_slices,
-    own_process,
     path_contender,
     pin_threads,
     placement,
@@ -114,8 +116,9 @@ def policy_spec(name: str, folder: Path, num_envs: int) -> tuple[Path, RunSpec, 
     return checkpoint, RunSpec(checkpoint=str(checkpoint), num_envs=num_envs), "MLP, PandaReach-v3"
 
 
-def contenders(checkpoint: Path, spec: RunSpec, episodes: int, slices: int = 1) -> list[Contender]:
-    """bare-runner, runner, runner-process, bare-jit, jit, jit-process on the same seeds (in `slices`: measure)."""
+def contenders(checkpoint: Path, spec: RunSpec, episodes: int, slices: int = 1, processes: int = 1) -> list[Contender]:
+    """bare-runner, runner, runner-process, bare-jit, jit, jit-process on the same seeds (in `slices`: measure; a
+    `-process` contender in `processes` processes taking turns)."""
     from tui_eval.feed import Heartbeat
 
     kind = RslRlKind(checkpoint, spec)
@@ -130,8 +133,8 @@ def contenders(checkpoint: Path, spec: RunSpec, episodes: int, slices: int = 1) 
         built.append(Contender(f"bare-{name}", counted(bare(path.env, *forwards[name], seeds), path, seeds),
                                warm=bare(path.env, *forwards[name], seeds[:WARM]), parts=parts))
         built.append(path_contender(name, path, seeds, heartbeat, warm=WARM, slices=slices))
-        built.append(path_contender(f"{name}-process", own_process(spec, name, warm), seeds, heartbeat, warm=WARM,
-                                    slices=slices))
+        built.append(path_contender(f"{name}-process", PathProcesses(spec, name, warm, processes), seeds, heartbeat,
+                                    warm=WARM, slices=slices))
     return built
 
 
@@ -173,7 +176,7 @@ def main() -> None:
     parser.add_argument("--only", default="mlp,lstm,pandareach")
     # LSTM and PandaReach rounds are long (8 in ~150 s); whole rounds by default: slices cost a path process a call
     # each, which lowered its ratios by ~3 % on the MLP (docs/benchmarks.md), and whole rounds resolve ±2 % here
-    bench_options(parser, max_rounds=30, budget_s=180.0, slices=1)
+    bench_options(parser, max_rounds=30, budget_s=180.0, slices=1, processes=3)
     args = parser.parse_args()
     print(f"{args.num_envs} worlds; {THREADS}", flush=True)
     with tempfile.TemporaryDirectory() as folder:
@@ -183,7 +186,7 @@ def main() -> None:
             print(f"{label}; a default run places its paths: {line}", flush=True)
             episodes = args.episodes or (4096 if name == "mlp" else 1024)  # a round of the MLP at 1,024: ~0.2 s
             print(f"  the same {episodes} seeds per round", flush=True)
-            built = contenders(checkpoint, spec, episodes, args.slices)
+            built = contenders(checkpoint, spec, episodes, args.slices, args.processes)
             for contender in built:  # warm-up: first calls compile and fill caches (a bare slice counts its steps)
                 for run in (contender.run, *contender.parts):
                     run()

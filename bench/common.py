@@ -107,11 +107,6 @@ def thread_cpu(native_id: int | None) -> float:
     return 0.0 if native_id is None else _task_cpu(f"/proc/self/task/{native_id}")
 
 
-def thread_id(name: str) -> int | None:
-    """The native id of this process's thread called `name` (None: no such thread)."""
-    return next((t.native_id for t in threading.enumerate() if t.name == name), None)
-
-
 def machine_busy() -> float:
     """CPU seconds every core has spent busy since boot (/proc/stat: all but idle and iowait)."""
     with open("/proc/stat") as stat:
@@ -287,6 +282,35 @@ def own_process(spec, name: str, warm: tuple[str, ...]):
     return ProcessPath(spec, name, False, {"cwd": os.getcwd(), "threads": threads or 0, "keep_apart": []})
 
 
+class PathProcesses:
+    """Path `name` in `count` processes of its own that take turns, the next one for each timed call (`turn`).
+
+    Why: one process runs the same code a few percent faster or slower than another, for as long as it lives
+    (measured: the same path called the same way in five processes, alternating call by call, read 0.98 to 1.03 of
+    it in the bench's process; docs/benchmarks.md). Rounds average out what changes from round to round, not a
+    lasting offset of the one process measured; processes taking turns do."""
+
+    def __init__(self, spec, name: str, warm: tuple[str, ...], count: int):
+        self.name = name
+        self.paths = [own_process(spec, name, warm) for _ in range(max(1, count))]
+        self._turn = 0
+
+    def turn(self) -> None:
+        """The next process plays the calls from now on."""
+        self._turn = (self._turn + 1) % len(self.paths)
+
+    def run(self, feed, emit) -> None:
+        self.paths[self._turn].run(feed, emit)
+
+    @property
+    def pids(self) -> tuple[int, ...]:
+        return tuple(path.pid for path in self.paths)
+
+    def close(self) -> None:
+        for path in self.paths:
+            path.close()
+
+
 def warm_for(spec) -> tuple[str, ...]:
     """What a run of `spec` has its path processes import first (the first kind that opens the checkpoint says)."""
     from tui_eval.kinds.registry import plugins
@@ -298,17 +322,35 @@ def warm_for(spec) -> tuple[str, ...]:
 
 def path_contender(name: str, path, seeds: Sequence[int], heartbeat=None, warm: int = 0, slices: int = 1) -> Contender:
     """`path` as a contender, warmed by `warm` of the seeds before each timed run (or in `slices`: `measure`). In
-    this process its CPU is this thread's; in a process of its own (a ProcessPath) it is that process's, this
-    thread's (feeding seeds, emitting records) and the thread's here that reads its records."""
+    this process its CPU is this thread's; in processes of its own (a ProcessPath, or `PathProcesses` taking turns:
+    the next one for each round, or each slice) it is theirs, this thread's (feeding seeds, emitting records) and
+    that of the threads here that read their records."""
+    processes = path.paths if isinstance(path, PathProcesses) else [path] if getattr(path, "pid", None) else []
+    turn = path.turn if isinstance(path, PathProcesses) else lambda: None
     run = path_round(path, seeds, heartbeat)
     warming = path_round(path, seeds[:warm], heartbeat) if warm else None
-    parts = [path_round(path, part, heartbeat) for part in in_slices(seeds, slices)]
-    pid = getattr(path, "pid", None)
-    if pid is None:
+    parts = [_taking_turns(turn, path_round(path, part, heartbeat)) for part in in_slices(seeds, slices)]
+    if not processes:
         return Contender(name, run, warm=warming, parts=parts)
-    reader = thread_id(f"path-{path.name}-pipe")
-    return Contender(name, run, cpu=lambda: time.thread_time() + thread_cpu(reader) + process_cpu(pid),
-                     pids=lambda: (pid,), warm=warming, parts=parts)
+    if warming is None:
+        run = _taking_turns(turn, run)
+    else:  # the round's warm-up and timed run in the same process
+        warming = _taking_turns(turn, warming)
+    pids = tuple(p.pid for p in processes)
+    readers = [t.native_id for t in threading.enumerate() if t.name == f"path-{processes[0].name}-pipe"]
+
+    def cpu() -> float:
+        return time.thread_time() + sum(thread_cpu(r) for r in readers) + sum(process_cpu(pid) for pid in pids)
+
+    return Contender(name, run, cpu=cpu, pids=lambda: pids, warm=warming, parts=parts)
+
+
+def _taking_turns(turn: Callable[[], None], run: Callable[[], int]) -> Callable[[], int]:
+    def taking_turns() -> int:
+        turn()
+        return run()
+
+    return taking_turns
 
 
 def placement(kind, spec) -> tuple[str, str]:
@@ -366,8 +408,9 @@ def report(measured: Measured, ratios: Sequence[Ratio], clocks: Sequence[str] = 
 
 
 def bench_options(parser: argparse.ArgumentParser, *, min_rounds: int = 8, max_rounds: int = 40,
-                  budget_s: float = 600.0, slices: int | None = None) -> None:
-    """The options of `measure`, on a bench's parser; `--slices` for a bench whose contenders can play in slices."""
+                  budget_s: float = 600.0, slices: int | None = None, processes: int | None = None) -> None:
+    """The options of `measure`, on a bench's parser; `--slices` for a bench whose contenders can play in slices,
+    `--processes` for one that measures paths in processes of their own (`PathProcesses`)."""
     parser.add_argument("--min-rounds", type=int, default=min_rounds)
     parser.add_argument("--max-rounds", type=int, default=max_rounds)
     parser.add_argument("--width", type=float, default=0.02, help="stop once every ratio's 95%% interval is "
@@ -378,6 +421,10 @@ def bench_options(parser: argparse.ArgumentParser, *, min_rounds: int = 8, max_r
         parser.add_argument("--slices", type=int, default=slices, help="play each round in this many slices, the "
                             "contenders taking turns on each (1: whole rounds; a phase with a contender that cannot "
                             f"play in slices runs whole rounds); default {slices}")
+    if processes is not None:
+        parser.add_argument("--processes", type=int, default=processes, help="a path measured in a process of its "
+                            "own plays in this many, taking turns round by round (slice by slice): one process runs "
+                            f"a few percent faster or slower than another for as long as it lives; default {processes}")
 
 
 def run_measure(contenders: Sequence[Contender], ratios: Sequence[Ratio], args, seed: int = 0) -> Measured:
