@@ -11,6 +11,7 @@ from tui_eval.config.spec import DEFAULT_NUM_ENVS, RunSpec, SeedBlock
 from tui_eval.envs.seeding import NOT_CHECKED, SeedCheck, check_seed_repeat
 from tui_eval.errors import BadInput, first_line
 from tui_eval.integrations.base import Candidate, CheckpointKind, PathEntry
+from tui_eval.integrations.rllib.connector_frames import cheap_connector_frames
 from tui_eval.integrations.rllib.env_facts import env_line, known_bounds, spaces_compatible
 from tui_eval.integrations.rllib.parts import RLLIB_PARTS
 from tui_eval.integrations.rllib.paths.env import EnvRecipe, resolve_env
@@ -107,6 +108,7 @@ class RllibKind(CheckpointKind):
         refuse_incomplete(self.checkpoint)
         ctor = _load_pickle(self.checkpoint / "class_and_ctor_args.pkl")  # imports ray.rllib
         _quiet_ray_logs()
+        cheap_connector_frames()  # before any connector piece is built here
         try:
             self.algo_class = ctor["class"]
             args, kwargs = ctor["ctor_args_and_kwargs"]
