@@ -27,6 +27,8 @@ ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/int
          "tests/integration/cluster/")
 # runs started by the tests are listed in a registry of their own, not the user's
 os.environ.setdefault("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-state-"))
+# SB3's logger makes a folder in the temporary folder at every `learn()` unless told where (the tests train many)
+os.environ.setdefault("SB3_LOGDIR", os.path.join(os.environ["TUI_EVAL_STATE"], "sb3-logs"))
 # the tests' tmux sessions live in a tmux server of their own: one started elsewhere on the machine would give them
 # its environment (another checkout's PATH) and its sessions
 os.environ["TMUX_TMPDIR"] = tempfile.mkdtemp(prefix="tui-eval-tmux-")

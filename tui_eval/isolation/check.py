@@ -28,7 +28,7 @@ from typing import Any
 
 from tui_eval.config.spec import RunSpec
 from tui_eval.isolation.check_serve import FLOOR_BUDGET_S
-from tui_eval.isolation.forked import close_ends
+from tui_eval.isolation.forked import close_ends, output_note
 from tui_eval.isolation.process_path import LOAD_TIMEOUT_S, take_interpreter
 from tui_eval.stats.exact_proof import CheckRequest
 
@@ -74,7 +74,7 @@ class PolicyCheck:
                 raise RuntimeError(answer[1])
             return answer[1]
         except (EOFError, OSError):
-            raise RuntimeError(f"the check's process ended; its output: {interpreter.output_file}") from None
+            raise RuntimeError(f"the check's process ended; {output_note(interpreter.output_file)}") from None
         finally:
             with self._lock:
                 self._live.remove(interpreter)

@@ -22,6 +22,7 @@ from tui_eval.isolation.zygote import KEY_VARIABLE
 
 READY_S = 900.0  # the zygote's imports (RLlib: ~7 s here, minutes on a loaded machine) before its first fork
 FORK_S = 30.0  # a fork once it is ready
+END_S = 1.0  # a zygote asked to end runs its exit hooks (milliseconds); one that has not ended by then is killed
 
 
 class ZygoteGone(RuntimeError):
@@ -90,7 +91,7 @@ class Zygote:
         with self._changed:
             while not condition():
                 if self._gone or self.process.poll() is not None:
-                    raise ZygoteGone(f"the path processes' zygote ended; its output: {self.output_file}")
+                    raise ZygoteGone(f"the path processes' zygote ended; {output_note(self.output_file)}")
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise ZygoteGone(f"the path processes' zygote did not {what} within {seconds:g}s")
@@ -110,7 +111,18 @@ class Zygote:
             return self._exited[pid]
 
     def end(self) -> None:
+        """Ask the zygote to end (its exit hooks: tui_eval/isolation/zygote.py), killed if it has not within `END_S`
+        (or if it is still importing)."""
+        asked = self._conn is not None and self._lock.acquire(timeout=END_S)  # not within a fork's messages
+        if asked:
+            try:
+                self._conn.send(("end",))
+            except OSError:  # gone already
+                pass
+            finally:
+                self._lock.release()
         close_ends(self._conn, self._listener)
+        wait_quietly(self.process, END_S if asked else 0.0)
         if self.process.poll() is None:
             self.process.kill()
             try:
@@ -118,6 +130,27 @@ class Zygote:
             except subprocess.TimeoutExpired:
                 pass
         shutil.rmtree(self._folder, ignore_errors=True)
+        if self.process.poll() is not None:
+            remove_if_empty(self.output_file)
+
+
+def output_note(output_file: str) -> str:
+    """Where a process's output is, for a message that says it ended: the file, or that it wrote none."""
+    try:
+        wrote = os.path.getsize(output_file) > 0
+    except OSError:
+        wrote = False
+    return f"its output: {output_file}" if wrote else "it wrote no output"
+
+
+def remove_if_empty(output_file: str) -> None:
+    """A process's output file, once it has ended: removed when nothing was written to it (a run starts one a path
+    process, and one for its zygote; most stay empty), else kept for a message that cites it."""
+    try:
+        if os.path.getsize(output_file) == 0:
+            os.unlink(output_file)
+    except OSError:  # gone already
+        pass
 
 
 def close_ends(*ends: Any) -> None:

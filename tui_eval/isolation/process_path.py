@@ -40,6 +40,7 @@ from tui_eval.cpu_pools import limit_native_pools
 from tui_eval.errors import BadInput
 from tui_eval.feed import Seed, SeedFeed
 from tui_eval.frames.hub import FrameHub, PathTap
+from tui_eval.isolation import forked
 from tui_eval.isolation.forked import ZygoteGone, close_ends, end_session, end_zygote, wait_quietly, zygote
 from tui_eval.isolation.pace import AHEAD_S, EpisodeRate
 from tui_eval.isolation.record_wire import decode
@@ -101,6 +102,8 @@ class Interpreter:
         except FileNotFoundError:  # ended from two threads at once (a check closed by its run as it finishes)
             pass
         shutil.rmtree(self.folder, ignore_errors=True)
+        if self.process.poll() is not None:
+            forked.remove_if_empty(self.output_file)
 
 
 #: path processes are forked from a zygote (Linux; TUI_EVAL_SPAWN_PATHS=1: a fresh interpreter each, as elsewhere)
@@ -252,7 +255,7 @@ class ProcessPath(InferencePath):
                 how = f"killed by signal {-code}"
         else:
             how = f"ended (exit code {code})"
-        return f"the {self.name} path's process {how}; its output: {self.output_file}"
+        return f"the {self.name} path's process {how}; {forked.output_note(self.output_file)}"
 
     # ------------------------------------------------------------------ loading
     def wait_loaded(self) -> None:
@@ -439,4 +442,6 @@ class ProcessPath(InferencePath):
             wait_quietly(process, 1.0)
         close_ends(self._conn, self._listener)
         shutil.rmtree(self._folder, ignore_errors=True)
+        if process.poll() is not None:
+            forked.remove_if_empty(self.output_file)
 

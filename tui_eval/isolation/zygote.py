@@ -6,11 +6,15 @@ world, an exact proof's replays).
 What a forked process inherits is this pristine interpreter: modules imported, nothing run (no env, no policy, no
 thread, no Ray), never the run's state. So the zygote starts no thread of its own: one loop serves the socket and
 reaps the children, saying each one's exit status to the run (a child is not the run's child: the run cannot wait
-for it itself). When the run's process goes away, the zygote ends; its children end when their own pipes close.
+for it itself). When the run's process asks it to end, or goes away, the zygote ends; its children end when their
+own pipes close. It ends as the run's own process does (cli.exit_at_once): its exit hooks, then no teardown. Among
+them, those that remove what its imports left in the temporary folder: rsl_rl's runners import wandb, which makes
+two folders there on import (its media and artifacts), and a zygote killed at every run's end left both behind.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import signal
@@ -38,9 +42,21 @@ def main(address: str, warm: str = "") -> None:
                 message = conn.recv()
                 if message[0] == "fork":
                     conn.send(("forked", message[1], _fork(conn, *message[2:])))
+                elif message[0] == "end":
+                    _end()
             _reap(conn)
-        except (EOFError, OSError):  # the run's process is gone
-            os._exit(0)
+        except (EOFError, OSError):  # the run's process is gone, or closed the socket
+            _end()
+
+
+def _end() -> None:
+    """The exit hooks (temporary folders the imports made), then no teardown: unloading torch's and Ray's modules
+    takes a second or more and frees nothing a process that ends keeps. The forked children never run these hooks
+    (they end with `os._exit`): the folders are the zygote's, which they share."""
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        os._exit(0)
 
 
 def _fork(conn: Any, address: str, key_hex: str, env: dict[str, str], output_file: str) -> int:

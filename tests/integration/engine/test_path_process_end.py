@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from tui_eval.isolation import forked
 from tui_eval.isolation.forked import end_zygote
 from tui_eval.isolation.process_path import Interpreter
 
@@ -21,3 +22,25 @@ def test_a_path_process_ended_after_its_socket_went_ends_quietly():
         assert interpreter.process.poll() is not None and not os.path.exists(interpreter.folder)
     finally:
         end_zygote()
+
+
+def test_a_process_that_wrote_nothing_leaves_no_output_file_and_one_that_wrote_keeps_it():
+    """Each path process and each zygote writes its output to a file of its own in the temporary folder, which a
+    message cites when the process dies. Most stay empty: at its end, an empty one is removed (a run left one a path
+    process and one for its zygote behind), one with something in it kept."""
+    end_zygote()
+    interpreter = Interpreter.start(("json",))
+    zygote_output = forked._zygote.output_file
+    interpreter.end()
+    assert not os.path.exists(interpreter.output_file)
+    end_zygote()
+    assert not os.path.exists(zygote_output)
+
+    Interpreter.start(("this",)).end()  # the zygote imports `this`, which prints the Zen of Python
+    zygote_output = forked._zygote.output_file
+    end_zygote()
+    try:
+        with open(zygote_output) as output:
+            assert "Beautiful is better than ugly." in output.read()
+    finally:
+        os.unlink(zygote_output)

@@ -15,7 +15,7 @@ from ray.rllib.connectors.env_to_module import EnvToModulePipeline, FlattenObser
 from ray.rllib.connectors.module_to_env import ModuleToEnvPipeline, NormalizeAndClipActions
 
 from tui_eval.config.spec import RunSpec
-from tui_eval.integrations.rllib.connector_frames import _InspectWithoutSource, cheap_connector_frames
+from tui_eval.integrations.rllib.connector_frames import InspectWithoutSource, cheap_connector_frames
 from tui_eval.integrations.rllib.kind import RllibKind
 from tui_eval.integrations.rllib.paths.layout import connector_dir
 
@@ -33,7 +33,7 @@ def rllibs_own_inspect():
 
 
 def _both_stacks():
-    return inspect.stack(), _InspectWithoutSource("inspect").stack()
+    return inspect.stack(), InspectWithoutSource("inspect").stack()
 
 
 def _nested(depth: int):
@@ -64,7 +64,7 @@ def _ctor_kwargs(pieces) -> list:
 def test_connector_pieces_keep_the_constructor_arguments_rllibs_inspect_gives_them(rllibs_own_inspect):
     with_rllibs = _ctor_kwargs(_pieces())
     cheap_connector_frames()
-    assert isinstance(connector_v2.inspect, _InspectWithoutSource)
+    assert isinstance(connector_v2.inspect, InspectWithoutSource)
     assert connector_v2.inspect.getargvalues is inspect.getargvalues  # every other name is inspect's own
     with_stand_in = _ctor_kwargs(_pieces())
     assert with_stand_in == with_rllibs
@@ -79,6 +79,6 @@ def test_the_rllib_kind_installs_it_and_a_checkpoints_pipelines_restore_the_same
 
     with_rllibs = restored()
     RllibKind(DEMO, RunSpec(checkpoint=str(DEMO)))
-    assert isinstance(connector_v2.inspect, _InspectWithoutSource)
+    assert isinstance(connector_v2.inspect, InspectWithoutSource)
     assert restored() == with_rllibs
     assert any(pieces for pieces in with_rllibs)

@@ -21,7 +21,7 @@ import sys
 import types
 
 
-class _InspectWithoutSource(types.ModuleType):
+class InspectWithoutSource(types.ModuleType):
     """`inspect`, but for `stack()`."""
 
     def __getattr__(self, name: str):
@@ -46,4 +46,4 @@ def cheap_connector_frames() -> None:
     except ImportError:  # no RLlib: nothing to speed up
         return
     if getattr(connector_v2, "inspect", None) is inspect:
-        connector_v2.inspect = _InspectWithoutSource("inspect")
+        connector_v2.inspect = InspectWithoutSource("inspect")

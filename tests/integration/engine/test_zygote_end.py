@@ -1,0 +1,48 @@
+"""The zygote that forks a run's path processes ends with its exit hooks when the run ends it (tui_eval/isolation/
+zygote.py): what its imports left in the temporary folder goes with it. rsl_rl's runners import wandb, which makes
+two folders there on import; a zygote killed at every run's end left both behind, two a run. One still importing
+when the run ends is killed at once."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tui_eval.isolation.forked import END_S, Zygote
+
+
+def _wandb_folders(folder) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if "wandb" in p.name)
+
+
+@pytest.fixture
+def own_temp_folder(tmp_path, monkeypatch):
+    """The temporary folder the zygote will see (TMPDIR, passed on in its environment)."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    return tmp_path
+
+
+def test_a_zygote_asked_to_end_removes_the_folders_its_imports_made(own_temp_folder):
+    zygote = Zygote(("torch", "rsl_rl.runners", "gymnasium"))  # the imports of an rsl_rl run's zygote
+    try:
+        deadline = time.monotonic() + 300
+        while zygote._conn is None and zygote.process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)  # connected once its imports are done
+        made = _wandb_folders(own_temp_folder)
+        assert len(made) == 2, made  # wandb's media and artifacts folders, made on import
+        started = time.monotonic()
+        zygote.end()
+        assert time.monotonic() - started < END_S
+        assert zygote.process.returncode == 0  # it ended itself, not killed
+        assert _wandb_folders(own_temp_folder) == []
+    finally:
+        zygote.end()
+
+
+def test_a_zygote_still_importing_is_killed_at_once(own_temp_folder):
+    zygote = Zygote(("torch", "rsl_rl.runners", "gymnasium"))
+    started = time.monotonic()
+    zygote.end()  # long before its imports are done
+    assert time.monotonic() - started < END_S
+    assert zygote.process.returncode is not None and zygote.process.returncode < 0
