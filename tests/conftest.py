@@ -4,6 +4,8 @@ up the process as the CLI does (before ray is imported) and gives the tests a ru
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import tempfile
 
 import pytest
@@ -25,19 +27,37 @@ ORDER = ("tests/unit/", "tests/health/", "tests/integration/engine/", "tests/int
          "tests/integration/sb3/", "tests/e2e/", "tests/integration/rsl_rl/test_mjlab",
          "tests/integration/doctor/", "tests/integration/sweep/", "tests/integration/rllib/",
          "tests/integration/cluster/")
+#: folders this session made in the temporary folder, removed when it ends (pytest_unconfigure)
+MADE: list[str] = []
+
+
+def _made(folder: str) -> str:
+    MADE.append(folder)
+    return folder
+
+
 # runs started by the tests are listed in a registry of their own, not the user's
-os.environ.setdefault("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-state-"))
+if "TUI_EVAL_STATE" not in os.environ:
+    os.environ["TUI_EVAL_STATE"] = _made(tempfile.mkdtemp(prefix="tui-eval-state-"))
 # SB3's logger makes a folder in the temporary folder at every `learn()` unless told where (the tests train many)
 os.environ.setdefault("SB3_LOGDIR", os.path.join(os.environ["TUI_EVAL_STATE"], "sb3-logs"))
 # the tests' tmux sessions live in a tmux server of their own: one started elsewhere on the machine would give them
 # its environment (another checkout's PATH) and its sessions
-os.environ["TMUX_TMPDIR"] = tempfile.mkdtemp(prefix="tui-eval-tmux-")
+os.environ["TMUX_TMPDIR"] = _made(tempfile.mkdtemp(prefix="tui-eval-tmux-"))
 os.environ.pop("TMUX", None)
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "terminal_tools(*tools): the terminal tools a test drives "
                                        "(tests/support/terminals.py: missing, a skip; in CI, a failure)")
+
+
+def pytest_unconfigure(config):
+    """The tests' own tmux server ends, and the folders this session made go."""
+    if shutil.which("tmux"):
+        subprocess.run(["tmux", "kill-server"], capture_output=True, timeout=10)
+    for folder in MADE:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_runtest_setup(item):

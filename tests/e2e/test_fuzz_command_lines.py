@@ -9,6 +9,7 @@ examples runs with TUI_EVAL_FUZZ_EXAMPLES=N (bench/fuzz_command_lines.sh)."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -27,11 +28,17 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database
                 suppress_health_check=list(HealthCheck))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def remove_the_folder():
+    yield
+    shutil.rmtree(FOLDER, ignore_errors=True)
+
+
 @pytest.fixture
-def stop_at_start(monkeypatch):
+def stop_at_start(monkeypatch, tmp_path):
     """Each way a run starts ends here instead, once its log is taken (the checks before it are the real ones)."""
     stop_runs_at_start(monkeypatch)
-    monkeypatch.setenv("TUI_EVAL_STATE", tempfile.mkdtemp(prefix="tui-eval-fuzz-state-"))
+    monkeypatch.setenv("TUI_EVAL_STATE", str(tmp_path / "state"))
 
 
 def outcome(argv: list[str], capsys) -> tuple[str, int | None, str, Path]:
@@ -60,6 +67,13 @@ def logs_in(*folders: Path) -> list[Path]:
 
 def assert_kept_the_promise(argv: list[str], capsys) -> None:
     kind, code, err, folder = outcome(argv, capsys)
+    try:
+        _kept_the_promise(argv, kind, code, err, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _kept_the_promise(argv: list[str], kind: str, code: int | None, err: str, folder: Path) -> None:
     if kind == "started":
         return
     assert "Traceback" not in err, (argv, err[-3000:])
