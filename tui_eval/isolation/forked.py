@@ -22,7 +22,7 @@ from tui_eval.isolation.zygote import KEY_VARIABLE
 
 READY_S = 900.0  # the zygote's imports (RLlib: ~7 s here, minutes on a loaded machine) before its first fork
 FORK_S = 30.0  # a fork once it is ready
-END_S = 1.0  # a zygote asked to end runs its exit hooks (milliseconds); one that has not ended by then is killed
+END_S = 3.0  # a zygote asked to end runs its exit hooks (~0.1 s); one that has not ended by then is killed
 
 
 class ZygoteGone(RuntimeError):
