@@ -162,14 +162,19 @@ def start_path_processes_ahead(spec: RunSpec) -> None:
     if spec.in_process or spec.on_ray or len(spec.paths) == 1:  # no --paths: the kind's two
         return
     from tui_eval.isolation.process_path import start_ahead
+
+    if Path(spec.checkpoint).expanduser().exists():
+        start_ahead(1, warm_imports(spec))
+
+
+def warm_imports(spec: RunSpec) -> tuple[str, ...]:
+    """What the paths' processes import first: as the first kind (in the order kinds are tried) that opens the
+    checkpoint says."""
     from tui_eval.kinds.registry import plugins
 
     checkpoint = Path(spec.checkpoint).expanduser()
-    if not checkpoint.exists():
-        return
-    # the first kind (in the order kinds are tried) that opens the checkpoint says what its paths import first
     warm = next((w for plugin in plugins() if (w := plugin.warm_imports(checkpoint)) is not None), None)
-    start_ahead(1, warm or ("torch", "gymnasium"))
+    return warm or ("torch", "gymnasium")
 
 
 def end_path_processes_ahead() -> None:
@@ -343,4 +348,4 @@ def policy_check(plan: Plan) -> Callable[[CheckRequest], dict]:
     threads, _ = cpu_threads(len(plan.paths), plan.spec.device)
     setup = {"cwd": os.getcwd(), "threads": threads or 0, "keep_apart": sorted(global_rng.kept_apart()),
              "sys_path": [p for p in sys.path if p]}
-    return PolicyCheck(portable_spec(plan.spec), setup)
+    return PolicyCheck(portable_spec(plan.spec), setup, warm_imports(plan.spec))

@@ -45,8 +45,10 @@ class PolicyCheck:
     """`check(request)` -> the answers (JSON), from a fresh process of the run's paths; `close` ends one under way
     (a step that hangs there must not outlive the run)."""
 
-    def __init__(self, spec: RunSpec, setup: dict[str, Any]):
-        self.spec, self.setup = spec, {**setup, "niceness": check_niceness(spec)}
+    def __init__(self, spec: RunSpec, setup: dict[str, Any], warm: tuple[str, ...] = ()):
+        """`warm`: what the check's process imports first (the kind's heavy imports), where no zygote is alive yet
+        (a run whose paths all run in its own process starts none)."""
+        self.spec, self.setup, self.warm = spec, {**setup, "niceness": check_niceness(spec)}, warm
         self._lock = threading.Lock()
         self._live: list[Any] = []
         self._closed = False
@@ -57,7 +59,7 @@ class PolicyCheck:
         # a run with a local Ray (RLlib's evaluate in the run's process) lends it to the check: none to start there.
         # Not with actors: the check's own would wait for the CPUs the run's hold.
         address = None if self.spec.on_ray else local_address()
-        interpreter = take_interpreter()
+        interpreter = take_interpreter(self.warm)
         with self._lock:
             closed = self._closed
             self._live.append(interpreter)

@@ -106,7 +106,7 @@ def _serve_commands(wire: _Wire, worker: Any, sender: RecordSender) -> None:
         try:
             message = wire.conn.recv()
         except (EOFError, OSError):  # the run's process is gone
-            os._exit(0)
+            orphaned_exit()
         command, args = message[0], message[1:]
         if command == "offer":  # (seeds, whether no seed follows them)
             sender.dry = args[1]
@@ -158,7 +158,20 @@ def _pump(wire: _Wire, worker: Any, sender: RecordSender) -> None:
                     said = doing
                     wire.send(("activity", doing))
     except (EOFError, OSError, BrokenPipeError):  # the run's process is gone
-        os._exit(0)
+        orphaned_exit()
+
+
+def orphaned_exit() -> None:
+    """End this process, whose run's process went away without ending it (killed): the output file it would have
+    removed goes too where nothing was written to it (the file is stdout's, from tui_eval/isolation/process_path.py
+    or zygote.py)."""
+    try:
+        output = os.readlink("/proc/self/fd/1")
+        if output.startswith("/") and os.path.getsize(output) == 0:
+            os.unlink(output)
+    except OSError:  # not Linux, or stdout is not a file
+        pass
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ poll, wait, terminate, kill, with the exit status the zygote reports (negative: 
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
 import shutil
@@ -82,7 +83,10 @@ class Zygote:
             self._wait_for(lambda: self._conn is not None, READY_S, "start")
             self._requests += 1
             request = self._requests
-            self._conn.send(("fork", request, address, key_hex, dict(os.environ), output_file))
+            try:
+                self._conn.send(("fork", request, address, key_hex, dict(os.environ), output_file))
+            except OSError:  # it died since it was last seen alive
+                raise ZygoteGone(f"the path processes' zygote ended; {output_note(self.output_file)}") from None
             self._wait_for(lambda: request in self._forked, FORK_S, "fork")
             return ForkedProcess(self, self._forked.pop(request))
 
@@ -131,24 +135,32 @@ class Zygote:
                 pass
         shutil.rmtree(self._folder, ignore_errors=True)
         if self.process.poll() is not None:
-            remove_if_empty(self.output_file)
+            remove_output(self.output_file)
 
 
 def output_note(output_file: str) -> str:
-    """Where a process's output is, for a message that says it ended: the file, or that it wrote none."""
+    """Where a process's output is, for a message that says it ended: the file (then kept: `remove_output`), or that
+    it wrote none."""
     try:
         wrote = os.path.getsize(output_file) > 0
     except OSError:
         wrote = False
+    if wrote:
+        _cited.add(output_file)
     return f"its output: {output_file}" if wrote else "it wrote no output"
 
 
-def remove_if_empty(output_file: str) -> None:
-    """A process's output file, once it has ended: removed when nothing was written to it (a run starts one a path
-    process, and one for its zygote; most stay empty), else kept for a message that cites it."""
+_cited: set[str] = set()  # output files a message named
+
+
+def remove_output(output_file: str) -> None:
+    """A process's output file, once it has ended, unless a message named it (`output_note`: a process that died).
+    A run starts one a path process, and one for its zygote; what lands there of a clean run is a library's chatter
+    at import (pybullet's build time) or nothing."""
+    if output_file in _cited:
+        return
     try:
-        if os.path.getsize(output_file) == 0:
-            os.unlink(output_file)
+        os.unlink(output_file)
     except OSError:  # gone already
         pass
 
@@ -228,13 +240,16 @@ _zygote_lock = threading.Lock()
 
 
 def zygote(warm: tuple[str, ...]) -> Zygote:
-    """This process's zygote, started with `warm` imported when there is none alive (it ends at exit)."""
+    """This process's zygote, started with `warm` imported when there is none alive (it ends at exit, whichever
+    command started it: a run's paths, a check, the doctor's)."""
     global _zygote
     with _zygote_lock:
         if _zygote is None or not _zygote.alive:
             if _zygote is not None:
                 _zygote.end()
             _zygote = Zygote(warm)
+            atexit.unregister(end_zygote)
+            atexit.register(end_zygote)
         return _zygote
 
 

@@ -103,7 +103,7 @@ class Interpreter:
             pass
         shutil.rmtree(self.folder, ignore_errors=True)
         if self.process.poll() is not None:
-            forked.remove_if_empty(self.output_file)
+            forked.remove_output(self.output_file)
 
 
 #: path processes are forked from a zygote (Linux; TUI_EVAL_SPAWN_PATHS=1: a fresh interpreter each, as elsewhere)
@@ -133,13 +133,15 @@ def start_ahead(count: int, warm: tuple[str, ...]) -> None:
     _warm[:] = alive + [Interpreter.start(warm) for _ in range(count - len(alive))]
 
 
-def take_interpreter() -> Interpreter:
+def take_interpreter(warm: tuple[str, ...] = ()) -> Interpreter:
+    """A path's process: one started ahead, else a new one (forked from a zygote that imported `warm`, where none
+    is alive yet)."""
     while _warm:
         interpreter = _warm.pop(0)
         if interpreter.process.poll() is None:
             return interpreter
         interpreter.end()
-    return Interpreter.start()
+    return Interpreter.start(warm)
 
 
 def end_untaken() -> None:
@@ -443,5 +445,5 @@ class ProcessPath(InferencePath):
         close_ends(self._conn, self._listener)
         shutil.rmtree(self._folder, ignore_errors=True)
         if process.poll() is not None:
-            forked.remove_if_empty(self.output_file)
+            forked.remove_output(self.output_file)
 

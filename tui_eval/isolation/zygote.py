@@ -45,17 +45,22 @@ def main(address: str, warm: str = "") -> None:
                 elif message[0] == "end":
                     _end()
             _reap(conn)
-        except (EOFError, OSError):  # the run's process is gone, or closed the socket
-            _end()
+        except (EOFError, OSError):  # the run's process is gone without asking (killed)
+            _end(orphaned=True)
 
 
-def _end() -> None:
+def _end(orphaned: bool = False) -> None:
     """The exit hooks (temporary folders the imports made), then no teardown: unloading torch's and Ray's modules
     takes a second or more and frees nothing a process that ends keeps. The forked children never run these hooks
-    (they end with `os._exit`): the folders are the zygote's, which they share."""
+    (they end with `os._exit`): the folders are the zygote's, which they share. `orphaned`: the run's process went
+    away without ending it, and with it whoever would have removed this process's output file."""
     try:
         atexit._run_exitfuncs()
     finally:
+        if orphaned:
+            from tui_eval.isolation.child import orphaned_exit
+
+            orphaned_exit()
         os._exit(0)
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from tui_eval.isolation import forked
 from tui_eval.isolation.forked import end_zygote
 from tui_eval.isolation.process_path import Interpreter
@@ -24,23 +26,28 @@ def test_a_path_process_ended_after_its_socket_went_ends_quietly():
         end_zygote()
 
 
-def test_a_process_that_wrote_nothing_leaves_no_output_file_and_one_that_wrote_keeps_it():
-    """Each path process and each zygote writes its output to a file of its own in the temporary folder, which a
-    message cites when the process dies. Most stay empty: at its end, an empty one is removed (a run left one a path
-    process and one for its zygote behind), one with something in it kept."""
+def test_a_process_that_ended_cleanly_leaves_no_output_file_and_one_that_died_keeps_it():
+    """Each path process and each zygote writes its output to a file of its own in the temporary folder. What lands
+    there in a clean run is a library's chatter at import or nothing: the file goes when its process ends. Where a
+    message names it (the process died), it stays, with what the process wrote."""
     end_zygote()
-    interpreter = Interpreter.start(("json",))
-    zygote_output = forked._zygote.output_file
+    interpreter = Interpreter.start(("this",))  # the zygote imports `this`, which prints the Zen of Python
+    zygote = forked._zygote
+    assert zygote is not None
     interpreter.end()
     assert not os.path.exists(interpreter.output_file)
+    assert "Beautiful is better than ugly." in open(zygote.output_file).read()
     end_zygote()
-    assert not os.path.exists(zygote_output)
+    assert not os.path.exists(zygote.output_file)  # it wrote, but ended cleanly: nothing names its file
 
-    Interpreter.start(("this",)).end()  # the zygote imports `this`, which prints the Zen of Python
-    zygote_output = forked._zygote.output_file
+    Interpreter.start(("this",)).end()
+    zygote = forked._zygote
+    zygote.process.kill()  # a zygote that dies: the run's next fork says so, naming its output
+    zygote.process.wait()
+    with pytest.raises(forked.ZygoteGone, match=f"its output: {zygote.output_file}"):
+        zygote.fork("no-such-socket", "00", os.devnull)
     end_zygote()
     try:
-        with open(zygote_output) as output:
-            assert "Beautiful is better than ugly." in output.read()
+        assert "Beautiful is better than ugly." in open(zygote.output_file).read()
     finally:
-        os.unlink(zygote_output)
+        os.unlink(zygote.output_file)
