@@ -5,13 +5,12 @@ the job's folder, as it would on its own run; a test that comes first runs it it
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from tests.support.common import ASSETS, CARTPOLE, ROOT
-from tests.support.prefetch import Job
+from tests.support.prefetch import Job, session_env
 
 #: the job's folder -> (the CLI's arguments, the folder it runs from)
 Arguments = Callable[[Path], tuple[list, Path]]
@@ -20,7 +19,7 @@ Arguments = Callable[[Path], tuple[list, Path]]
 def cli_job(name: str, arguments: Arguments, *, timeout: float = 300) -> Job:
     def command(folder: Path):
         args, cwd = arguments(folder)
-        return [sys.executable, "-m", "tui_eval.cli", *map(str, args)], cwd, dict(os.environ, PYTHONPATH=str(ROOT))
+        return [sys.executable, "-m", "tui_eval.cli", *map(str, args)], cwd, dict(session_env(), PYTHONPATH=str(ROOT))
 
     return Job(name, command, timeout=timeout)
 

@@ -21,7 +21,7 @@ from tests.support.cli_jobs import (
 from tests.support.common import ROOT, SUPPORT
 from tests.support.mjlab_jobs import MJLAB_RUN
 from tests.support.mjlab_jobs import WANTED_BY as MJLAB_WANTED_BY
-from tests.support.prefetch import Job, plain_env
+from tests.support.prefetch import Job, plain_env, session_env
 from tests.support.sweep_runs import BEST_RSL
 from tests.support.user_checkpoints import PROJECT_SOURCE
 from tests.support.user_runs import user_runs
@@ -36,8 +36,8 @@ def _tool(name: str) -> str:
 def _mypy(folder: Path):
     # no cache: writing one (torch and ray included) costs several times a run without (measured)
     argv = [_tool("mypy"), "--no-incremental", "--cache-dir", os.devnull]
-    return argv, ROOT, {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
-                                                                                 os.environ.get("PYTHONPATH")]))}
+    env = session_env()
+    return argv, ROOT, {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))}
 
 
 def _doctor(folder: Path):
@@ -58,11 +58,11 @@ def _zoo(folder: Path):
     # initial weights) follows the hash seed. Fixed, the zoo is the same every session; with this one the
     # LSTM modules' actions depend on their state, which the doctor's carried-over-state test needs to see.
     return [sys.executable, "-m", "tests.support.zoo_checkpoints", str(folder), "all"], \
-        ROOT, {**os.environ, "PYTHONHASHSEED": "1"}
+        ROOT, {**session_env(), "PYTHONHASHSEED": "1"}
 
 
 def _connectors(folder: Path):
-    return [sys.executable, "-m", "tests.support.zoo_connectors", str(folder)], ROOT, dict(os.environ)
+    return [sys.executable, "-m", "tests.support.zoo_connectors", str(folder)], ROOT, session_env()
 
 
 def _report_image(folder: Path):

@@ -68,6 +68,8 @@ class Prefetcher:
         self._closed = False
 
     def start(self, jobs: list[Job]) -> None:
+        global _session_env
+        _session_env = dict(os.environ)  # as the session set it up, before any test changes it (monkeypatch)
         for job in jobs:
             job.folder = self.root / job.name
             job.folder.mkdir(parents=True, exist_ok=True)
@@ -123,6 +125,16 @@ class Prefetcher:
         return lines
 
 
+#: the environment when the jobs started: a job starts while some test runs, and must not get what that test set
+#: for itself (TMPDIR, TUI_EVAL_IMPORT_TIMEOUT_S=1)
+_session_env: dict[str, str] | None = None
+
+
+def session_env() -> dict[str, str]:
+    """The environment a job starts with: the session's (`_session_env`)."""
+    return dict(os.environ if _session_env is None else _session_env)
+
+
 def plain_env(**extra: str) -> dict[str, str]:
-    """This process's environment without PYTHONPATH (a user's shell), plus `extra`."""
-    return {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, **extra}
+    """The session's environment without PYTHONPATH (a user's shell), plus `extra`."""
+    return {**{k: v for k, v in session_env().items() if k != "PYTHONPATH"}, **extra}
