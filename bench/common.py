@@ -312,12 +312,10 @@ class PathProcesses:
 
 
 def warm_for(spec) -> tuple[str, ...]:
-    """What a run of `spec` has its path processes import first (the first kind that opens the checkpoint says)."""
-    from tui_eval.kinds.registry import plugins
+    """What a run of `spec` has its path processes import first (tui_eval/session.py: warm_imports)."""
+    from tui_eval.session import warm_imports
 
-    checkpoint = Path(spec.checkpoint).expanduser()
-    warm = next((w for plugin in plugins() if (w := plugin.warm_imports(checkpoint)) is not None), None)
-    return warm or ("torch", "gymnasium")
+    return warm_imports(spec)
 
 
 def path_contender(name: str, path, seeds: Sequence[int], heartbeat=None, warm: int = 0, slices: int = 1) -> Contender:
